@@ -1,0 +1,5 @@
+"""Allow ``python -m unolaunch``."""
+
+from unolaunch.cli import main
+
+raise SystemExit(main())
