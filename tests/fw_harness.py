@@ -118,6 +118,7 @@ class Firmware:
         self._pending: list[dict[str, Any]] = []  # events not yet consumed by wait_event
         self._next_id = 1
         self.eof = False
+        self.allow_text = False  # True: non-JSON output (a REPL traceback) is not an error
 
     # -- output --------------------------------------------------------------
     def _get(self, timeout: float) -> dict[str, Any] | None:
@@ -132,6 +133,8 @@ class Firmware:
         try:
             msg = json.loads(raw)
         except ValueError as e:
+            if self.allow_text:
+                return {"text": raw.decode(errors="replace")}
             raise AssertionError(f"firmware wrote a non-JSON line: {raw!r}") from e
         if not isinstance(msg, dict):
             raise AssertionError(f"firmware wrote a non-object line: {raw!r}")

@@ -43,3 +43,25 @@ def test_firmware_answers_every_example_as_documented() -> None:
                 assert matches(want, got), (ex, got)
         stray = [e for e in fw.drain() if "event" in e and e["event"] != "eject"]
         assert not stray, stray
+
+
+def test_protocol_doc_describes_every_command_event_error_and_config_key() -> None:
+    import re
+
+    from fw_fakes import FIRMWARE
+    from launcher import config, protocol
+
+    doc = (FIRMWARE.parent / "docs" / "protocol.md").read_text()
+    documented = set(re.findall(r"^\| `([a-z_:]+)`", doc, flags=re.M))
+    assert set(protocol.COMMANDS) <= documented
+    assert set(config.DEFAULTS) - {"motor_b_pin"} <= documented  # motor_b shares a row
+    source = "".join(p.read_text() for p in (FIRMWARE / "launcher").glob("*.py"))
+    codes = set(re.findall(r'error\(\s*(?:None|rid|req_id|req\["id"\]),\s*"([a-z_]+)"', source))
+    events = set(re.findall(r'_event\(\s*"([a-z_]+)"', source))
+    faults = set(re.findall(r'_fault\("([a-z_]+)"|"(jam|empty)"', source))
+    assert codes >= {"bad_json", "too_long", "bad_field", "fault", "config_invalid"}
+    assert events >= {"boot", "press", "foul", "eject", "done", "fault", "cleared"}
+    assert codes <= documented, codes - documented
+    assert events <= documented, events - documented
+    fault_codes = {c for pair in faults for c in pair if c} | {"motor_timeout", "internal"}
+    assert fault_codes <= documented

@@ -144,11 +144,23 @@ class App:
         gc.collect()
 
 
+def _unusable(exc):
+    return dict(config.DEFAULTS), "defaults:unusable", [("config", repr(exc)[:100])]
+
+
 def main():
     """Boot: motor off, config, safe-mode check, then the launcher loop."""
     cfg, status, errors = config.load()
-    board.motor_pins_low(cfg)
-    if board.button_held(cfg):
+    try:
+        board.motor_pins_low(cfg)
+        held = board.button_held(cfg)
+    except Exception as e:
+        # a configuration this board cannot honour (say, a pin it does not have): run on
+        # the defaults and say why in hello
+        cfg, status, errors = _unusable(e)
+        board.motor_pins_low(cfg)
+        held = board.button_held(cfg)
+    if held:
         time.sleep_ms(50)  # still held after a bounce's worth of time: a deliberate hold
         if board.button_held(cfg):
             print(SAFE_MODE_LINE)
@@ -158,11 +170,9 @@ def main():
         try:
             app = App(cfg, status, errors)
         except Exception as e:
-            # a configuration this board cannot honour (say, a pin it does not have):
-            # run on the defaults and say why in hello
-            board.motor_pins_low(config.DEFAULTS)
-            cfg = dict(config.DEFAULTS)
-            app = App(cfg, "defaults:unusable", [("config", repr(e)[:100])])
+            cfg, status, errors = _unusable(e)
+            board.motor_pins_low(cfg)
+            app = App(cfg, status, errors)
         app.run()
     except KeyboardInterrupt:
         # Ctrl-C (mpremote): leave to the REPL with the motor off and the watchdog stopped,

@@ -40,8 +40,9 @@ def motor_pins_low(cfg):
         machine.Pin(cfg[key], machine.Pin.OUT, value=0)
 
 
-def input_pin(num, pull_up=True):
-    return machine.Pin(num, PIN_IN, PULL_UP if pull_up else None)
+def input_pin(num):
+    """An input with the internal pull-up (button and open-collector beam receiver)."""
+    return machine.Pin(num, PIN_IN, PULL_UP)
 
 
 def pwm(num, freq_hz):

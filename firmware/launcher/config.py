@@ -123,7 +123,7 @@ def check(cfg):
     # cross-field rules
     if cfg["motor_duty_pct"] > cfg["motor_max_duty_pct"]:
         errors.append(("motor_duty_pct", "above motor_max_duty_pct"))
-    seen = {}
+    seen: dict = {}
     for key in PIN_KEYS:
         pin = cfg[key]
         if pin is None or pin == "LED":
@@ -143,6 +143,9 @@ def merged(current, changes):
         return None, [("config", "must be an object")]
     new = dict(current)
     for key in changes:
+        if type(key) is not str:
+            # MicroPython's json.loads lets a few malformed lines through as non-string keys
+            return None, [(str(key), "keys must be strings")]
         new[key] = changes[key]
     errors = check(new)
     if errors:

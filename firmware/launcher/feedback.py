@@ -17,7 +17,7 @@ class Feedback:
         self.led = led
         self.beep_hz = beep_hz
         self.quiet = quiet
-        self._steps = ()
+        self._steps: tuple = ()
         self._i = 0
         self._step_at = 0
         self._hz = -1

@@ -43,8 +43,8 @@ class Launcher:
         self.boot_at = now
         self.now = now
         self.mode = STANDALONE
-        self.arming = None  # {"player", "owed", "mode", "cards"} while armed
-        self.burst = None  # the burst in progress, see _start
+        self.arming: dict | None = None  # {"player", "owed", "mode", "cards"} while armed
+        self.burst: dict | None = None  # the burst in progress, see _start
         self.fault = None  # a fault code while in fault
         self.presses = 0
         self.cards_out = 0
@@ -170,12 +170,13 @@ class Launcher:
             self._finish(b, b["want"], False, None)
             return
         if not self.motor.tick(now):
-            got = b["got"] if self.sensor is not None else self._estimate(now)
+            got = b["got"] if self.sensor is not None else self._estimate(b, now)
             self._finish(b, got, self.sensor is not None, "motor_timeout")
 
-    def _estimate(self, now):
+    def _estimate(self, b, now):
+        """Open loop: the cards a burst cut short has probably shot out."""
         ran = ticks_diff(now, self.motor.started_at) - self.cfg["ramp_ms"] // 2
-        return max(0, min(ran // self.cfg["ms_per_card"], self.burst["want"] if self.burst else 0))
+        return max(0, min(ran // self.cfg["ms_per_card"], b["want"]))
 
     def _stall(self, b, got):
         # no card within jam_ms: a card stuck in the beam is a jam; bursts that see no card
@@ -210,9 +211,9 @@ class Launcher:
         self._event("eject", ev)
         if fault:
             self._fault(fault, None)
-        if a is not None and a is self.arming and a["owed"] <= 0 and not fault:
+        if a is not None and a["owed"] <= 0 and not fault and a is self.arming:
             self.arming = None
-            self._event("done", {"player": a["player"]})
+            self._event("done", {"player": b["player"]})
 
     def _fault(self, code, detail):
         self.motor.off()
@@ -324,7 +325,7 @@ class Launcher:
     def _cmd_config_set(self, req, rid, now):
         new, errors = merged(self.cfg, req["config"])
         if errors:
-            errors = sorted(errors)
+            errors = sorted(errors, key=lambda e: e[0])
             reasons = [{"key": k, "reason": r} for k, r in errors]
             first = errors[0]
             return protocol.error(
@@ -349,9 +350,10 @@ class Launcher:
         self.motor.off()
         b = self.burst
         if b is not None:
-            got = b["got"] if self.sensor is None else self.sensor.count - b["base"]
             if self.sensor is None:
-                got = self._estimate(now)
+                got = self._estimate(b, now)
+            else:
+                got = self.sensor.count - b["base"]
             self._finish(b, got, self.sensor is not None, None, cancelled=True)
         if self.fault:
             self._clear(now, "stop")

@@ -1,33 +1,26 @@
 # The randomised ejection pattern: how many cards a press shoots out. Pure logic; the random
-# source is handed in. Rng is our own xorshift32 so that one seed gives the same sequence on
+# source is handed in. Rng is our own small generator so that one seed gives the same sequence on
 # the Pico, under the unix port and under CPython (the host can replay a seeded game).
 
 _MASK = 0xFFFFFFFF
 
 
 class Rng:
-    """xorshift32 (Marsaglia 2003). Small, fast, identical on every Python."""
+    """A Weyl counter through the murmur3 32-bit finaliser ("fmix32"): every output
+    bit depends on every state bit, it is small, and identical on every Python."""
 
     def __init__(self, seed=1):
-        self._s = 1
+        self._s = 0
         self.seed(seed)
 
     def seed(self, seed):
-        # splitmix-style scramble so that nearby seeds give unrelated sequences;
-        # the state must never be 0.
-        z = (seed * 0x9E3779B1 + 0x7F4A7C15) & _MASK
-        z = ((z ^ (z >> 16)) * 0x85EBCA6B) & _MASK
-        z = ((z ^ (z >> 13)) * 0xC2B2AE35) & _MASK
-        z ^= z >> 16
-        self._s = z or 0x6D2B79F5
+        self._s = (seed * 0x9E3779B1) & _MASK
 
     def next32(self):
-        x = self._s
-        x ^= (x << 13) & _MASK
-        x ^= x >> 17
-        x ^= (x << 5) & _MASK
-        self._s = x
-        return x
+        self._s = z = (self._s + 0x9E3779B9) & _MASK
+        z = ((z ^ (z >> 16)) * 0x85EBCA6B) & _MASK
+        z = ((z ^ (z >> 13)) * 0xC2B2AE35) & _MASK
+        return z ^ (z >> 16)
 
     def below(self, n):
         """A uniform integer in 0..n-1 (rejection sampling: no modulo bias)."""

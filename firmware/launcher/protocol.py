@@ -62,7 +62,7 @@ class LineReader:
             self._buf.extend(piece)
 
     def feed(self, data):
-        out = []
+        out: list = []
         start = 0
         while True:
             i = data.find(b"\n", start)

@@ -7,8 +7,8 @@ except ImportError:  # CPython
     _PERIOD = 1 << 30
     _HALF = 1 << 29
 
-    def ticks_diff(ticks1: int, ticks2: int) -> int:  # type: ignore[misc,unused-ignore]
+    def ticks_diff(ticks1: int, ticks2: int) -> int:  # type: ignore[misc,no-redef,unused-ignore]
         return ((ticks1 - ticks2 + _HALF) % _PERIOD) - _HALF
 
-    def ticks_add(ticks: int, delta: int) -> int:  # type: ignore[misc,unused-ignore]
+    def ticks_add(ticks: int, delta: int) -> int:  # type: ignore[misc,no-redef,unused-ignore]
         return (ticks + delta) % _PERIOD

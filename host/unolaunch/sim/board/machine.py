@@ -23,6 +23,8 @@ class Pin:
     IRQ_RISING = 8
 
     def __init__(self, id, mode=-1, pull=-1, value=None, **kwargs):
+        if not (type(id) is int and 0 <= id <= 29) and id != "LED":
+            raise ValueError("invalid pin")  # an RP2040 has GPIO0..29 (+ "LED" on a Pico W)
         self.id = id
         self._mode = Pin.IN
         self._pull = None
@@ -144,8 +146,8 @@ class WDT:
         WORLD.wdt_fed = time.ticks_ms()
 
     def feed(self):
+        WORLD.update()  # a feed that comes too late finds the board already reset
         WORLD.wdt_fed = time.ticks_ms()
-        WORLD.update()
 
 
 class Timer:
