@@ -179,9 +179,47 @@ def test_colourless_card_without_a_colour_to_match_asks_for_it() -> None:
         parse("skip", ctx)
 
 
-def test_wild_item_box_takes_the_turned_card_not_a_colour() -> None:
-    with pytest.raises(ParseError, match="Item Box takes no colour"):
-        parse("item box red", MK)
+def test_wild_item_box_carries_turned_card_bob_omb_colour_and_shell_target() -> None:
+    # MK-13 (hidden hands: the table names the turned card), MK-16, MK-18.
+    assert one("item box g7 Cy", MK) == {"by": "Bob", "play": "WIB", "turned": "g7", "target": "Cy"}
+    assert one("item box red W+4", MK) == {
+        "by": "Bob",
+        "play": "WIB",
+        "turned": "W+4",
+        "color": "red",
+    }
+    with pytest.raises(ParseError, match="one card"):
+        parse("item box g7 r5", MK)
+
+
+def test_discard_all_lists_the_other_cards_it_took_out() -> None:
+    # ATK-12 with hidden hands: bare numbers take the Discard All's colour.
+    assert one("blue discard all 3 b7") == {"by": "Ann", "play": "bDA", "discarded": ["b3", "b7"]}
+
+
+@pytest.mark.parametrize(
+    ("choice", "text", "action"),
+    [
+        ("top", "r5", {"by": "Ann", "choose": {"top": "r5"}}),  # COM-4 start card
+        ("top", "wild", {"by": "Ann", "choose": {"top": "W"}}),
+        ("top", "green skip", {"by": "Ann", "choose": {"top": "gS"}}),
+        ("turned", "y3", {"by": "Ann", "choose": {"turned": "y3"}}),  # MK-13
+        ("won", "won", {"by": "Ann", "choose": {"won": True}}),  # MK-20
+        ("won", "lost", {"by": "Ann", "choose": {"won": False}}),  # MK-21
+        ("won", "yes", {"by": "Ann", "choose": {"won": True}}),
+    ],
+)
+def test_table_facts(choice: str, text: str, action: dict[str, Any]) -> None:
+    ctx = Context("attack", P, "Ann", ("choose",), None, None, choice=choice)
+    assert one(text, ctx) == action
+
+
+@pytest.mark.parametrize(("choice", "text"), [("top", "skip"), ("top", "blah"), ("won", "maybe")])
+def test_table_facts_refuse_nonsense(choice: str, text: str) -> None:
+    ctx = Context("attack", P, "Ann", ("choose",), None, None, choice=choice)
+    with pytest.raises(ParseError):
+        parse(text, ctx)
+    assert parse("undo", ctx) == Command("undo", (1,))  # commands still work there
 
 
 def test_round_end_hand_as_cards_or_points() -> None:

@@ -4,7 +4,8 @@ One database file (``games.sqlite3``) in the user's data directory (platformdirs
 ``$UNOLAUNCH_DATA_DIR`` / ``--data-dir`` when given (tests use that). A game is its set-up
 (variant, players, options, seed) plus an append-only list of entries: ``action`` (a
 scenario-format action dict exactly as the engine accepted it, with the observed card
-count of a press) and ``undo`` (take back the last N actions). Replaying the entries on a
+count of a press), ``deal`` (the next round was dealt) and ``undo`` (take back the last
+N actions or deals). Replaying the entries on a
 fresh engine gives back the exact position, which is what ``--resume`` does.
 
 Each entry is written in its own transaction together with the game's summary (scores,
@@ -41,6 +42,7 @@ CREATE TABLE IF NOT EXISTS games (
     options TEXT NOT NULL,          -- JSON object (engine options, target)
     seed INTEGER NOT NULL,
     port TEXT,                      -- the launcher it was played with, if any
+    dealer TEXT,                    -- the first dealer
     created TEXT NOT NULL,
     updated TEXT NOT NULL,
     status TEXT NOT NULL,           -- playing | finished
@@ -51,7 +53,7 @@ CREATE TABLE IF NOT EXISTS games (
 CREATE TABLE IF NOT EXISTS entries (
     game_id INTEGER NOT NULL REFERENCES games(id),
     seq INTEGER NOT NULL,
-    kind TEXT NOT NULL,             -- action | undo
+    kind TEXT NOT NULL,             -- action | undo | deal
     data TEXT NOT NULL,             -- JSON
     at TEXT NOT NULL,
     PRIMARY KEY (game_id, seq)
@@ -84,6 +86,7 @@ class GameRecord:
     options: dict[str, Any]
     seed: int
     port: str | None
+    dealer: str | None
     created: str
     updated: str
     status: str
@@ -95,7 +98,7 @@ class GameRecord:
 
 @dataclass(frozen=True)
 class Entry:
-    """One journal entry: ``kind`` is ``action`` or ``undo``."""
+    """One journal entry: ``kind`` is ``action``, ``deal`` or ``undo``."""
 
     seq: int
     kind: str
@@ -176,19 +179,21 @@ class Journal:
         options: dict[str, Any],
         seed: int,
         port: str | None = None,
+        dealer: str | None = None,
     ) -> int:
         """Store a new game's set-up; returns its id."""
         now = _now()
         with self._tx() as db:
             cur = db.execute(
-                "INSERT INTO games (variant, players, options, seed, port, created, updated,"
-                " status, scores) VALUES (?, ?, ?, ?, ?, ?, ?, 'playing', ?)",
+                "INSERT INTO games (variant, players, options, seed, port, dealer, created,"
+                " updated, status, scores) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'playing', ?)",
                 (
                     variant,
                     json.dumps(list(players)),
                     json.dumps(options, sort_keys=True),
                     seed,
                     port,
+                    dealer,
                     now,
                     now,
                     json.dumps(dict.fromkeys(players, 0)),
@@ -210,19 +215,41 @@ class Journal:
         finished: bool = False,
     ) -> int:
         """Store one entry and the game's new summary in one transaction; returns its seq."""
-        if kind not in ("action", "undo"):
-            raise ValueError(f"unknown journal entry kind {kind!r}")
-        text = json.dumps(data, sort_keys=True)
+        return self.append_many(
+            game_id,
+            [(kind, data)],
+            scores=scores,
+            round_no=round_no,
+            winner=winner,
+            finished=finished,
+        )
+
+    def append_many(
+        self,
+        game_id: int,
+        items: list[tuple[str, dict[str, Any]]],
+        *,
+        scores: dict[str, int] | None = None,
+        round_no: int | None = None,
+        winner: str | None = None,
+        finished: bool = False,
+    ) -> int:
+        """Store several entries (all or none) and the summary; returns the last seq."""
+        for kind, _ in items:
+            if kind not in ("action", "undo", "deal"):
+                raise ValueError(f"unknown journal entry kind {kind!r}")
         now = _now()
         with self._tx() as db:
             row = db.execute(
                 "SELECT COALESCE(MAX(seq), 0) FROM entries WHERE game_id = ?", (game_id,)
             ).fetchone()
-            seq = int(row[0]) + 1
-            db.execute(
-                "INSERT INTO entries (game_id, seq, kind, data, at) VALUES (?, ?, ?, ?, ?)",
-                (game_id, seq, kind, text, now),
-            )
+            seq = int(row[0])
+            for kind, data in items:
+                seq += 1
+                db.execute(
+                    "INSERT INTO entries (game_id, seq, kind, data, at) VALUES (?, ?, ?, ?, ?)",
+                    (game_id, seq, kind, json.dumps(data, sort_keys=True), now),
+                )
             sets = ["updated = ?", "winner = ?", "status = ?"]
             args: list[Any] = [now, winner, "finished" if finished else "playing"]
             if scores is not None:
@@ -246,7 +273,8 @@ class Journal:
     def _records(self, where: str, args: tuple[Any, ...]) -> list[GameRecord]:
         with self._lock:
             rows = self._db.execute(
-                "SELECT g.id, variant, players, options, seed, port, created, updated, status,"
+                "SELECT g.id, variant, players, options, seed, port, dealer, created, updated,"
+                " status,"
                 " round, scores, winner,"
                 " (SELECT COUNT(*) FROM entries e WHERE e.game_id = g.id)"
                 f" FROM games g {where}",
@@ -260,13 +288,14 @@ class Journal:
                 options=json.loads(r[3]),
                 seed=int(r[4]),
                 port=r[5],
-                created=str(r[6]),
-                updated=str(r[7]),
-                status=str(r[8]),
-                round=int(r[9]),
-                scores=json.loads(r[10]),
-                winner=r[11],
-                actions=int(r[12]),
+                dealer=r[6],
+                created=str(r[7]),
+                updated=str(r[8]),
+                status=str(r[9]),
+                round=int(r[10]),
+                scores=json.loads(r[11]),
+                winner=r[12],
+                actions=int(r[13]),
             )
             for r in rows
         ]

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from unolaunch.errors import UnolaunchError
@@ -39,6 +39,7 @@ _COLOR_WORDS = {
     "blue": "blue",
 }
 _LETTER = {"red": "r", "yellow": "y", "green": "g", "blue": "b"}
+_COLOUR_OF_LETTER = {v: k for k, v in _LETTER.items()}
 _NUMBER_WORDS = {
     "zero": 0,
     "one": 1,
@@ -187,6 +188,7 @@ class Context:
     color: str | None = None
     top: str | None = None
     launcher: bool = False
+    choice: str | None = None  # what the awaited player owes (Session.choice())
 
 
 @dataclass(frozen=True)
@@ -254,41 +256,48 @@ def card_code(text: str, ctx: Context, default_color: bool = True) -> str:
 def _cards_in(toks: list[str], ctx: Context, default_color: bool) -> list[str]:
     """Every card named in ``toks`` (a space-separated list such as ``r5 g7 wild``)."""
     cards: list[str] = []
-    pending_color: str | None = None
     i = 0
     while i < len(toks):
-        tok = toks[i]
-        m = _COMPACT.match(tok)
-        if m:
-            cards.append(_coloured_code(_COLOR_WORDS[m.group(1)], m.group(2), ctx))
-            i += 1
-            continue
-        if tok in _COLOR_WORDS:
-            pending_color = _COLOR_WORDS[tok]
-            i += 1
-            continue
-        kind, used = _match_kind(toks, i, ctx.variant)
-        if kind is None and tok.isdigit() and len(tok) == 1:
-            kind, used = tok, 1
-        if kind is None:
-            raise ParseError(f"{tok!r} is not a card here; {_examples(ctx.variant)}")
-        i += used
-        if kind in _WILDS[ctx.variant] or kind.startswith("W"):
-            cards.append(kind)
-            continue
-        colour = pending_color
-        if colour is None and i < len(toks) and toks[i] in _COLOR_WORDS:
-            colour = _COLOR_WORDS[toks[i]]
-            i += 1
-        if colour is None:
-            colour = ctx.color if default_color else None
-        if colour is None:
-            raise ParseError(f"which colour is the {_kind_name(kind)}? e.g. 'red {toks[i - 1]}'")
-        cards.append(_coloured_code(colour, kind, ctx))
-        pending_color = None
-    if pending_color is not None:
-        raise ParseError(f"{pending_color} what? name the card too, e.g. '{pending_color} 5'")
+        code, _named, i = _next_card(toks, i, ctx, default_color)
+        cards.append(code)
     return cards
+
+
+def _next_card(
+    toks: list[str], i: int, ctx: Context, default_color: bool
+) -> tuple[str, str | None, int]:
+    """Read the card starting at ``toks[i]``: its code, the colour named with it when it
+    is a wild (``wild blue``, ``blue wild``), and the index after it."""
+    pending: str | None = None
+    if toks[i] in _COLOR_WORDS:
+        pending = _COLOR_WORDS[toks[i]]
+        i += 1
+        if i == len(toks):
+            raise ParseError(f"{pending} what? name the card too, e.g. '{pending} 5'")
+    tok = toks[i]
+    m = _COMPACT.match(tok)
+    if m and pending is None:
+        return _coloured_code(_COLOR_WORDS[m.group(1)], m.group(2), ctx), None, i + 1
+    kind, used = _match_kind(toks, i, ctx.variant)
+    if kind is None and tok.isdigit() and len(tok) == 1:
+        kind, used = tok, 1
+    if kind is None:
+        raise ParseError(f"{tok!r} is not a card here; {_examples(ctx.variant)}")
+    i += used
+    if kind.startswith("W"):
+        if pending is None and i < len(toks) and toks[i] in _COLOR_WORDS:
+            pending = _COLOR_WORDS[toks[i]]
+            i += 1
+        return kind, pending, i
+    colour = pending
+    if colour is None and i < len(toks) and toks[i] in _COLOR_WORDS:
+        colour = _COLOR_WORDS[toks[i]]
+        i += 1
+    if colour is None:
+        colour = ctx.color if default_color else None
+    if colour is None:
+        raise ParseError(f"which colour is the {_kind_name(kind)}? e.g. 'red {toks[i - 1]}'")
+    return _coloured_code(colour, kind, ctx), None, i
 
 
 def _kind_of(code: str) -> str:
@@ -366,6 +375,8 @@ def parse(text: str, ctx: Context) -> Parsed:
     rest = toks[1:]
     if by is None:
         raise ParseError("nobody is awaited right now; type 'help' to see what you can do")
+    if ctx.choice in ("top", "turned", "give", "won"):
+        return _table_fact(by, toks, ctx)
 
     if head in ("press", "p", "pressed"):
         return _press(by, rest, ctx)
@@ -391,6 +402,38 @@ def parse(text: str, ctx: Context) -> Parsed:
     return _play(by, toks, ctx)
 
 
+_YES = {"yes", "y", "won", "win", "true", "guilty", "held", "right", "succeeded"}
+_NO = {"no", "n", "lost", "lose", "false", "innocent", "clean", "wrong", "failed"}
+
+
+def _table_fact(by: str, toks: list[str], ctx: Context) -> Move:
+    """A fact only the table knows: the start card, an Item Box's card, a card given,
+    a challenge's outcome (hidden hands, CONTRACTS.md section 1)."""
+    text = " ".join(toks)
+    if ctx.choice == "won":
+        words = [w for w in toks if w not in ("challenge", "the", "it")]
+        if len(words) == 1 and words[0] in _YES | _NO:
+            return Move(({"by": by, "choose": {"won": words[0] in _YES}},))
+        raise ParseError(
+            "did the challenge succeed? type 'won' (the hand held a card that makes it "
+            "succeed) or 'lost'"
+        )
+    key = {"top": "top", "turned": "turned", "give": "give"}[str(ctx.choice)]
+    words = [w for w in toks if w not in _FILLER and w not in ("turned", "is", "was", "top")]
+    try:
+        code = card_code(" ".join(words), ctx, default_color=False)
+    except ParseError:
+        what = {
+            "top": "the card turned up to start the pile",
+            "turned": "the card the Item Box turned up",
+            "give": "the card given",
+        }[key]
+        raise ParseError(
+            f"{text!r} is not one card; type {what}, e.g. r5, 'green skip' or W"
+        ) from None
+    return Move(({"by": by, "choose": {key: code}},))
+
+
 def _is_fix(toks: list[str]) -> bool:
     return len(toks) == 2 and _count(toks[1]) is not None
 
@@ -408,6 +451,8 @@ def _command(toks: list[str], ctx: Context) -> Command | None:
         return Command("help", tuple(rest[:1]))
     if head in ("quit", "exit", "q", "bye"):
         return Command("quit")
+    if head in ("clear", "stop", "unjam", "reset") and not rest:
+        return Command("clear")
     if head in ("show", "redraw", "screen", "status", "scores", "score"):
         return Command("show")
     if head == "uno" and not rest:
@@ -514,8 +559,8 @@ def _play(by: str, toks: list[str], ctx: Context) -> Move:
     target: str | None = None
     kept: list[str] = []
     for w in words:
-        who = _player(w, ctx.players) if len(w) > 1 and w not in _COLOR_WORDS else None
-        if who is not None and _COMPACT.match(w) is None and not _is_card_word(w):
+        who = _player(w, ctx.players) if len(w) > 1 and not _is_word(w) else None
+        if who is not None and _COMPACT.match(w) is None:
             if target is not None:
                 raise ParseError(f"two players named ({target}, {who}); name one target")
             target = who
@@ -523,41 +568,46 @@ def _play(by: str, toks: list[str], ctx: Context) -> Move:
             kept.append(w)
     if not kept:
         raise ParseError(f"what did {by} play? {_examples(ctx.variant)}")
-    # A wild names its colour: "wild blue", "blue wild", "wh4 red", "attack blue Bob".
-    wild_colour: str | None = None
-    cards = _wild_aware_cards(kept, ctx)
-    first, named_colour, turned = cards
+    first, colour, i = _next_card(kept, 0, ctx, default_color=True)
+    kind = _kind_of(first)
+    # More cards after the first: an Item Box's turn-up (MK-13) or the cards a Discard
+    # All took out (ATK-12) — facts only the table knows (hidden hands).
+    more_ctx = ctx if kind != "DA" else replace(ctx, color=_COLOUR_OF_LETTER[first[0]])
+    more = _cards_in(kept[i:], more_ctx, default_color=True) if i < len(kept) else []
     action: dict[str, Any] = {"by": by, "play": first}
-    if first.startswith("W"):
-        wild_colour = named_colour
-        if first == "WIB":
-            # MK-13: the turned-up card decides; the table names it (hidden hands).
-            if turned is not None:
-                action["turned"] = turned
-            if wild_colour is not None:
-                raise ParseError(
-                    "an Item Box takes no colour; name the card it turned up, e.g. 'item box g7'"
-                )
-        elif wild_colour is None:
+    if first == "WIB":
+        if len(more) > 1:
+            raise ParseError("an Item Box turns up one card; e.g. 'item box g7'")
+        if more:
+            action["turned"] = more[0]
+        if colour is not None:
+            action["color"] = colour  # the colour named if a Bob-omb fires (MK-18)
+        if target is not None:
+            action["target"] = target  # the Green Shell's target, given in advance (MK-16)
+            target = None
+    elif kind == "DA":
+        if more:
+            action["discarded"] = more
+    elif more:
+        raise ParseError("one card at a time, please: type the first card you played")
+    if first.startswith("W") and first != "WIB":
+        if colour is None:
             raise ParseError(
                 f"name the colour for the {_kind_name(first)}, e.g. '{_wild_word(first)} blue'"
             )
-        else:
-            action["color"] = wild_colour
-    elif turned is not None:
-        raise ParseError("one card at a time, please: type the first card you played")
-    if _kind_of(first) in _NEEDS_TARGET:
+        action["color"] = colour
+    if kind in _NEEDS_TARGET:
         if target is None:
             others = [p for p in ctx.players if p != by]
             raise ParseError(
-                f"name the target of the {_kind_name(_kind_of(first))}, "
+                f"name the target of the {_kind_name(kind)}, "
                 f"e.g. '{_wild_word(first)} {'blue ' if first == 'WAA' else ''}{others[0]}'"
             )
         if target == by:
             raise ParseError(f"{by} cannot target themselves; name another player")
         action["target"] = target
     elif target is not None:
-        raise ParseError(f"the {_kind_name(_kind_of(first))} takes no target player")
+        raise ParseError(f"the {_kind_name(kind)} takes no target player")
     if give is not None:
         if first != "WDD":
             raise ParseError("only Wild Dip Into The Deck gives a card")
@@ -573,7 +623,7 @@ def _is_word(w: str) -> bool:
 
 
 _VERBS = {"press", "draw", "pass", "challenge", "accept", "catch", "choose", "undo", "help"}
-_VERBS |= {"fix", "quit", "uno", "give", "take", "done", "keep"}
+_VERBS |= {"fix", "quit", "uno", "give", "take", "done", "keep", "clear", "stop"}
 
 
 def _is_card_word(w: str) -> bool:
@@ -591,33 +641,6 @@ def _wild_word(code: str) -> str:
         "WHF": "hitfire",
         "WAH": "allhit",
     }.get(code, "wild" if code.startswith("W") else "trade")
-
-
-def _wild_aware_cards(words: list[str], ctx: Context) -> tuple[str, str | None, str | None]:
-    """The card played, the colour a wild names, and a second card (an Item Box's turn-up)."""
-    # Pull out a colour word that belongs to a wild: with a wild, a lone colour is its name.
-    kind, used = _match_kind(words, 0, ctx.variant)
-    # "blue wild" / "red wh4": the colour may come first for wilds.
-    if kind is None and len(words) >= 2 and words[0] in _COLOR_WORDS:
-        kind2, used2 = _match_kind(words, 1, ctx.variant)
-        if kind2 is not None and kind2.startswith("W"):
-            rest = words[1 + used2 :]
-            turned = card_code(" ".join(rest), ctx, default_color=False) if rest else None
-            return kind2, _COLOR_WORDS[words[0]], turned
-    if kind is not None and kind.startswith("W"):
-        rest = words[used:]
-        colour: str | None = None
-        if rest and rest[0] in _COLOR_WORDS:
-            colour = _COLOR_WORDS[rest[0]]
-            rest = rest[1:]
-        turned = card_code(" ".join(rest), ctx, default_color=False) if rest else None
-        return kind, colour, turned
-    cards = _cards_in(words, ctx, default_color=True)
-    if len(cards) == 2 and cards[0] == "WIB":
-        return cards[0], None, cards[1]
-    if len(cards) > 1:
-        raise ParseError("one card at a time, please: type the first card you played")
-    return cards[0], None, None
 
 
 def parse_hand(text: str, ctx: Context) -> list[str] | int:
@@ -712,5 +735,6 @@ def help_text(ctx: Context) -> str:
         "  red / NAME       answer a choice the game asks for (a colour or a player)",
         f"  fix {other} 5       correct a hand size",
         "  undo [N]         take back the last action(s);  quit  stop here (--resume later)",
+        "  clear            after clearing a jam or reloading the launcher",
     ]
     return "\n".join(lines)
