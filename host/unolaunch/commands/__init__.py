@@ -1,1 +1,1 @@
-"""The subcommands of the ``unolaunch`` CLI, one module each (see :mod:`unolaunch.cli`)."""
+"""The subcommands of ``unolaunch``: one module each (see :mod:`unolaunch.cli`)."""
