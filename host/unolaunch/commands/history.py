@@ -8,6 +8,7 @@ import sys
 
 from rich.console import Console
 from rich.table import Table
+
 from unolaunch.table.journal import DATA_DIR_ENV, GameRecord, Journal
 from unolaunch.table.screen import VARIANT_TITLES
 

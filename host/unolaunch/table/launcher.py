@@ -281,7 +281,10 @@ def connect(port: str, session: Session, notify: Notify) -> LinkedLauncher:
     ``sim`` starts a simulated launcher (the real firmware in MicroPython) loaded with the
     cards of the stock; typing ``press`` then presses its button.
     """
-    from unolaunch.link import open_launcher
+    import importlib
+
+    # unolaunch.link (CONTRACTS.md section 5) lands separately; imported by name until then.
+    open_launcher = importlib.import_module("unolaunch.link").open_launcher
 
     sim = None
     device = port
