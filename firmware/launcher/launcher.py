@@ -49,8 +49,9 @@ class Launcher:
         self.presses = 0
         self.cards_out = 0
         self.cardless = 0  # consecutive bursts in which the sensor saw no card
-        self.reset_requested = False
+        self.reset_at = None  # ticks_ms of a `reset` request
         self.pending_restart = []
+        self.perf = None  # optional () -> dict of performance figures for `status`
 
     # -- state -----------------------------------------------------------------
     def state(self):
@@ -272,6 +273,7 @@ class Launcher:
                 "blanks": self.pattern.blanks,
                 "uptime_ms": ticks_diff(now, self.boot_at),
                 "restart_needed": self.pending_restart,
+                "perf": self.perf() if req.get("perf") and self.perf is not None else None,
             },
         )
 
@@ -361,5 +363,5 @@ class Launcher:
 
     def _cmd_reset(self, req, rid, now):
         self.motor.off()
-        self.reset_requested = True
+        self.reset_at = now  # the loop resets RESET_DELAY_MS later, once this reply is out
         return self._ok(rid, {"resetting": True})
