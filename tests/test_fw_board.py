@@ -308,3 +308,29 @@ def test_ram_after_boot_in_a_pico_sized_heap_and_loop_figures() -> None:
         # the press is acted on in the iteration that completes the debounce
         assert 1 <= perf["press_to_motor_iters"] <= 200
         assert fw.request("status")["perf"] is None
+
+
+def test_an_unexpected_exception_stops_the_motor_and_the_loop_carries_on() -> None:
+    with Firmware() as fw:
+        fw.wait_event("boot")
+        fw.request("fire", mode="exact", cards=20)
+        time.sleep(0.3)
+        fw.control("glitch")  # the next pin read raises OSError inside the loop
+        fault = fw.wait_event("fault")
+        assert fault["code"] == "internal" and "simulated pin glitch" in fault["message"]
+        eject = fw.wait_event("eject")  # the interrupted burst still reports its cards
+        assert 0 < eject["cards"] < 20 and eject["wanted"] == 20
+        assert motor_reports(fw)[-1]["duty"] == 0.0
+        assert fw.request("status")["state"] == "fault"
+        assert fw.request("stop")["state"] == "idle"
+        fw.request("fire", mode="exact", cards=2)
+        assert fw.wait_event("eject")["cards"] == 2
+
+
+def test_a_storm_of_exceptions_resets_the_board() -> None:
+    with Firmware() as fw:
+        fw.wait_event("boot")
+        fw.control("glitch 1000")
+        assert fw.proc.wait(timeout=10) == 0
+        assert fw.hw_events(0.3)[-1] == {"hw": "reset", "cause": "reset"}
+        assert len([e for e in fw.drain() + fw.events if e.get("code") == "internal"]) > 5

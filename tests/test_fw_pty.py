@@ -127,9 +127,7 @@ def test_mpremote_interrupts_the_firmware_and_the_watchdog_does_not_cut_it_short
         # the watchdog timeout, touching the board so that a live watchdog would fire
         proc = _mpremote(
             sim.port,
-            "import time, machine\n"
-            "time.sleep_ms(1500)\n"
-            "print('alive', machine.Pin(15).value())",
+            "import time, machine\ntime.sleep_ms(1500)\nprint('alive', machine.Pin(15).value())",
         )
         assert proc.returncode == 0, proc.stderr
         assert "alive 1" in proc.stdout

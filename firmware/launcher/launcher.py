@@ -211,25 +211,41 @@ class Launcher:
             ev["cancelled"] = True
         self._event("eject", ev)
         if fault:
-            self._fault(fault, None)
+            self._fault(fault, None, b)
         if a is not None and a["owed"] <= 0 and not fault and a is self.arming:
             self.arming = None
             self._event("done", {"player": b["player"]})
 
-    def _fault(self, code, detail):
+    def _fault(self, code, detail, b=None):
         self.motor.off()
         self.fault = code
         message = FAULT_MESSAGES.get(code, code)
         if detail:
             message = message + " (" + detail + ")"
-        self._event("fault", {"code": code, "message": message})
+        # the burst's press and player: a card left sticking out belongs to who pressed
+        ev = {"code": code, "message": message, "n": None, "player": None}
+        if b is not None:
+            ev["n"] = b["n"]
+            ev["player"] = b["player"]
+        self._event("fault", ev)
         self.feedback.fault(self.now)
 
     def internal_error(self, exc):
         """An unhandled exception in the loop: motor off, fault `internal`."""
         self.motor.off()
-        self.burst = None
-        self._fault("internal", repr(exc)[:120])
+        b = self.burst
+        if b is not None:
+            # the burst still gets its eject, with what came out so far (nothing is lost)
+            try:
+                self._finish(b, self._so_far(b, self.now), self.sensor is not None, None)
+            except Exception:
+                self.burst = None
+        self._fault("internal", repr(exc)[:120], b)
+
+    def _so_far(self, b, now):
+        if self.sensor is None:
+            return self._estimate(b, now)
+        return min(b["want"], self.sensor.count - b["base"])
 
     def _clear(self, now, by):
         code = self.fault
@@ -352,11 +368,7 @@ class Launcher:
         self.motor.off()
         b = self.burst
         if b is not None:
-            if self.sensor is None:
-                got = self._estimate(b, now)
-            else:
-                got = self.sensor.count - b["base"]
-            self._finish(b, got, self.sensor is not None, None, cancelled=True)
+            self._finish(b, self._so_far(b, now), self.sensor is not None, None, cancelled=True)
         if self.fault:
             self._clear(now, "stop")
         return self._ok(rid, {"state": self.state()})
