@@ -1,0 +1,1 @@
+"""The subcommands of ``unolaunch``: one module each (see :mod:`unolaunch.cli`)."""
