@@ -140,7 +140,7 @@ class FlashUI(Protocol):
     def info(self, message: str) -> None:
         """A line of narration."""
 
-    def file(self, action: str, path: str, size: int | None = None) -> None:
+    def file(self, action: str, path: str, size: int | None = None, note: str = "") -> None:
         """One file's fate: ``copied``, ``unchanged``, ``removed``, ``kept``, ``would copy``..."""
 
     def transfer(self, total_bytes: int) -> Callable[[int, str], None]:
@@ -814,7 +814,10 @@ def flash(
                 ui.file("would remove" if dry_run else "removed", path)
             if config is None:
                 has_config = hashes.get(CONFIG_FILE) is not None
-                ui.file("kept" if has_config else "none yet (defaults)", CONFIG_FILE)
+                if has_config:
+                    ui.file("kept", CONFIG_FILE, note="the board's own settings")
+                else:
+                    ui.file("absent", CONFIG_FILE, note="the firmware uses its defaults")
             report = FlashReport(device, version, todo, compiled, dry_run)
             board.soft_reset()  # also after a dry run: the launcher runs again
         if verify and not dry_run:

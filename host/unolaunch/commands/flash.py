@@ -79,10 +79,11 @@ class RichFlashUI:
         """Print a line of narration."""
         self.console.print(message, highlight=False)
 
-    def file(self, action: str, path: str, size: int | None = None) -> None:
+    def file(self, action: str, path: str, size: int | None = None, note: str = "") -> None:
         """Print one file's fate."""
-        width = "" if size is None else f"  {size:,} bytes"
-        self.console.print(f"  {action:<12} {path}{width}", highlight=False)
+        extra = f"  {size:,} bytes" if size is not None else ""
+        extra += f"  ({note})" if note else ""
+        self.console.print(f"  {action:<12} {path}{extra}", highlight=False)
 
     def transfer(self, total_bytes: int) -> Callable[[int, str], None]:
         """Show a progress bar for ``total_bytes``; return the function that advances it."""
