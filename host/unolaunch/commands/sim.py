@@ -1,0 +1,223 @@
+"""``unolaunch sim``: a simulated launcher on a real serial device, driven from stdin."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
+from types import FrameType
+from typing import Any, TextIO
+
+from unolaunch.errors import UsageError
+from unolaunch.sim import SimError, SimulatedLauncher
+
+HELP = "start a simulated launcher on a serial device"
+
+DESCRIPTION = """\
+Start a simulated launcher: the real firmware, running in MicroPython (the unix port),
+behind a real serial device (a pty) that any serial program can open -- `unolaunch
+monitor`, `unolaunch play --port`, mpremote, Thonny, picocom.
+
+The first line of standard output is the path of the device. Standard error reports what
+the simulated hardware does (motor, cards out, jams, buzzer, LED, reboots).
+
+Standard input takes one command a line:
+  press          press and release the launcher's button
+  hold MS        hold the button down for MS milliseconds
+  jam / unjam    jam the card path / clear it
+  load N         refill: the magazine now holds N cards
+  unplug         pull the USB cable (the board loses power, the device disappears)
+  replug         plug it back in (a new device appears; --link follows it)
+  reset          press the board's reset button
+  quit           stop the simulator (so does Ctrl-C)
+
+Example, in two terminals:
+  unolaunch sim --link /tmp/launcher        # terminal 1
+  unolaunch monitor --port /tmp/launcher    # terminal 2; then type 'press' in terminal 1
+"""
+
+COMMANDS_HELP = (
+    "commands: press, hold MS, jam, unjam, load N, unplug, replug, reset, quit "
+    "(also: down, up, beam block, beam clear)"
+)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``unolaunch sim``."""
+    parser.add_argument("--seed", type=int, help="seed for the simulated physics")
+    parser.add_argument(
+        "--cards", type=int, default=112, metavar="N", help="cards in the magazine (112)"
+    )
+    parser.add_argument(
+        "--no-sensor", action="store_true", help="simulate a launcher built without the sensor"
+    )
+    parser.add_argument(
+        "--link",
+        metavar="PATH",
+        help="also make PATH a symlink to the device; it follows the device across unplug/replug",
+    )
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="also report every motor speed change, the buzzer and the LED",
+    )
+    parser.add_argument(
+        "--flash-dir",
+        metavar="DIR",
+        help="keep the board's flash (firmware, config) in DIR between runs; "
+        "default: a fresh temporary copy of the firmware",
+    )
+
+
+def describe(ev: dict[str, Any]) -> str:
+    """One readable line for a hardware report (CONTRACTS.md §3) or a simulator event."""
+    kind = ev.get("hw")
+    if kind == "motor":
+        duty = float(ev.get("duty", 0) or 0)
+        direction = ev.get("dir", 0)
+        if duty <= 0 or direction == 0:
+            return "motor off"
+        way = "forward" if direction == 1 else "reverse"
+        return f"motor on {way} at {duty:.0%}"
+    if kind == "card":
+        return f"card out ({ev.get('left')} left)"
+    if kind == "jammed":
+        return "card path jammed"
+    if kind == "buzzer":
+        freq = ev.get("freq", 0)
+        return f"buzzer {freq} Hz" if freq else "buzzer off"
+    if kind == "led":
+        return "LED on" if ev.get("on") else "LED off"
+    if kind == "reset":
+        return "board reset (watchdog)" if ev.get("cause") == "wdt" else "board reset"
+    if kind == "boot":
+        cause = {
+            "power_on": "power on",
+            "soft_reset": "soft reset",
+            "reset": "reset",
+            "wdt": "watchdog reset",
+        }.get(str(ev.get("cause")), str(ev.get("cause")))
+        where = ", raw REPL" if ev.get("raw_repl") else ""
+        return f"board boots ({cause}{where})"
+    if kind == "usb":
+        if ev.get("connected"):
+            return f"USB plugged in: {ev.get('port')}"
+        return "USB unplugged: the device is gone and the board has no power"
+    if kind == "garbled":
+        return f"unreadable report from the board: {ev.get('line')!r}"
+    rest = ", ".join(f"{k}={v}" for k, v in ev.items() if k != "hw")
+    return f"{kind}: {rest}" if rest else str(kind)
+
+
+class _Reporter:
+    """Hardware reports on stderr: by default the motor starting and stopping, cards, jams,
+    reboots and the cable; ``verbose`` adds every motor speed change, buzzer and LED."""
+
+    def __init__(self, stream: TextIO, verbose: bool = False) -> None:
+        self.stream = stream
+        self.verbose = verbose
+        self.t0 = time.monotonic()
+        self.lock = threading.Lock()
+        self.motor_on = False
+
+    def __call__(self, ev: dict[str, Any]) -> None:
+        kind = ev.get("hw")
+        if not self.verbose:
+            if kind in ("buzzer", "led"):
+                return
+            if kind == "motor":
+                on = describe(ev) != "motor off"
+                if on == self.motor_on:
+                    return  # the ramp: only say when it starts and stops
+                self.motor_on = on
+                if on:
+                    way = "forward" if ev.get("dir") == 1 else "reverse"
+                    self.say(f"motor on ({way})")
+                    return
+        self.say(describe(ev))
+
+    def say(self, text: str) -> None:
+        with self.lock:
+            try:
+                self.stream.write(f"[{time.monotonic() - self.t0:9.3f}] {text}\n")
+                self.stream.flush()
+            except (OSError, ValueError):
+                pass  # stderr closed: the simulation goes on
+
+
+def handle(sim: SimulatedLauncher, line: str) -> bool:
+    """Carry out one stdin command; return False for ``quit``. Raises SimError (with the
+    list of commands) for a line it does not understand."""
+    words = line.split()
+    if not words:
+        return True
+    verb, args = words[0].lower(), words[1:]
+    if verb in ("quit", "exit") and not args:
+        return False
+    if verb == "hold" and len(args) == 1 and args[0].isdigit():
+        sim.control(f"press {args[0]}")
+    elif verb == "unplug" and not args:
+        sim.unplug()
+    elif verb == "replug" and not args:
+        sim.replug()
+    elif verb == "reset" and not args:
+        sim.reset()
+    elif verb in ("help", "?"):
+        raise SimError(COMMANDS_HELP)
+    else:
+        try:
+            sim.control(" ".join([verb, *args]))
+        except SimError:
+            raise SimError(f"unknown command {line.strip()!r}; {COMMANDS_HELP}") from None
+    return True
+
+
+def _terminate(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the simulator until ``quit``, end of input on a terminal, or a signal."""
+    if args.cards < 0 or args.cards > 500:
+        raise UsageError(f"--cards must be between 0 and 500, not {args.cards}")
+    if args.link and Path(args.link).exists() and not Path(args.link).is_symlink():
+        raise UsageError(f"--link {args.link}: a file is already there; choose another path")
+    reporter = _Reporter(sys.stderr, args.verbose)
+    signal.signal(signal.SIGTERM, _terminate)
+    signal.signal(signal.SIGHUP, _terminate)
+    sim = SimulatedLauncher(
+        flash_dir=args.flash_dir,
+        cards=args.cards,
+        sensor=not args.no_sensor,
+        seed=args.seed,
+        link=args.link,
+        on_hw=reporter,
+    )
+    with sim:
+        print(sim.port, flush=True)
+        if args.link:
+            reporter.say(f"device {sim.port}, also at {sim.link}")
+        reporter.say(f"simulated launcher running; {COMMANDS_HELP}")
+        interactive = sys.stdin.isatty()
+        try:
+            while True:
+                line = sys.stdin.readline()
+                if not line:
+                    if interactive:
+                        break
+                    # Input closed (e.g. started from a script): keep running until a signal.
+                    while True:
+                        time.sleep(3600)
+                try:
+                    if not handle(sim, line):
+                        break
+                except SimError as exc:
+                    reporter.say(str(exc))
+        except KeyboardInterrupt:
+            pass
+        reporter.say("simulator stopped")
+    return 0

@@ -1,0 +1,164 @@
+"""`unolaunch replay`: every scenario through the real CLI and through the API (FORMAT.md)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import RunCli
+from unolaunch.commands.replay import load_file
+from unolaunch.rules.scenario import STATE_KEYS, load_scenario, run_scenario
+
+SCENARIOS = Path(__file__).parent / "scenarios"
+FILES = sorted(SCENARIOS.glob("*.json"))
+
+
+def test_there_are_scenarios() -> None:
+    assert len(FILES) >= 10
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
+def test_scenario_passes_through_the_api(path: Path) -> None:
+    sc = load_scenario(json.loads(path.read_text()))
+    out = run_scenario(sc)
+    assert out.passed, out.failures
+    if sc.expect_error is not None:
+        assert out.error is not None and out.error["rule"] == sc.expect_error["rule"]
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
+def test_scenario_passes_through_the_cli(run_cli: RunCli, path: Path) -> None:
+    proc = run_cli("replay", path, "--json")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["passed"] is True and out["failures"] == []
+    assert set(out["state"]) == set(STATE_KEYS)
+    sc = load_file(path)
+    if sc.expect_error is not None:
+        assert out["error"]["action"] == sc.expect_error["action"]
+        assert out["error"]["rule"] == sc.expect_error["rule"]
+        assert out["error"]["message"].startswith(sc.expect_error["rule"] + ":")
+    else:
+        assert out["error"] is None
+
+
+def test_readable_account_names_actions_and_says_pass(run_cli: RunCli) -> None:
+    proc = run_cli("replay", SCENARIOS / "attack-hit2.json")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[-1] == "PASS"
+    assert any("Ann: play rH2" in line for line in lines)
+    assert any("Bob takes 3 cards g2 g3 g4" in line for line in lines)
+
+
+def test_refused_action_is_shown_with_its_rule(run_cli: RunCli) -> None:
+    proc = run_cli("replay", SCENARIOS / "attack-illegal-colour.json")
+    assert proc.returncode == 0
+    assert "refused" in proc.stdout and "COM-2:" in proc.stdout
+    assert proc.stdout.rstrip().endswith("PASS")
+
+
+def _write(tmp_path: Path, data: object, name: str = "s.json") -> Path:
+    p = tmp_path / name
+    p.write_text(json.dumps(data) if not isinstance(data, str) else data)
+    return p
+
+
+def _base() -> dict:
+    return json.loads((SCENARIOS / "attack-hit2.json").read_text())
+
+
+def test_failing_scenario_exits_1_and_lists_every_mismatch(run_cli: RunCli, tmp_path: Path) -> None:
+    data = _base()
+    data["expect"]["turn"] = "Bob"
+    data["expect"]["stock_size"] = 3
+    p = _write(tmp_path, data)
+    proc = run_cli("replay", p)
+    assert proc.returncode == 1
+    assert "FAIL" in proc.stdout
+    assert 'turn: expected "Bob", got "Cy"' in proc.stdout
+    assert "stock_size: expected 3, got 1" in proc.stdout
+    proc = run_cli("replay", p, "--json")
+    assert proc.returncode == 1
+    out = json.loads(proc.stdout)
+    assert out["passed"] is False
+    assert {f["key"] for f in out["failures"]} == {"turn", "stock_size"}
+
+
+def test_expected_error_that_does_not_happen_fails(run_cli: RunCli, tmp_path: Path) -> None:
+    data = _base()
+    del data["expect"]
+    data["expect_error"] = {"action": 0, "rule": "COM-2"}
+    proc = run_cli("replay", _write(tmp_path, data), "--json")
+    assert proc.returncode == 1
+    assert json.loads(proc.stdout)["failures"][0]["key"] == "expect_error"
+
+
+def test_wrong_rule_in_expect_error_fails(run_cli: RunCli, tmp_path: Path) -> None:
+    data = json.loads((SCENARIOS / "attack-illegal-colour.json").read_text())
+    data["expect_error"]["rule"] = "ATK-5"
+    proc = run_cli("replay", _write(tmp_path, data), "--json")
+    assert proc.returncode == 1
+    out = json.loads(proc.stdout)
+    assert out["error"]["rule"] == "COM-2"
+
+
+def _bad(data: dict, path: list, value: object) -> dict:
+    node = data
+    for key in path[:-1]:
+        node = node[key]
+    if value is KeyError:
+        del node[path[-1]]
+    else:
+        node[path[-1]] = value
+    return data
+
+
+BAD_INPUT = [
+    ("bad-json", None, "not valid JSON"),
+    ("unknown-card", (["start", "hands", "Ann"], ["rH2", "x9"]), "start.hands.Ann[1]"),
+    ("unknown-card-in-action", (["actions", 0, "play"], "rH9"), "actions[0].play"),
+    ("unknown-player-in-action", (["actions", 1, "by"], "Zed"), "actions[1].by"),
+    ("unknown-player-in-hands", (["start", "hands", "Zed"], ["r1"]), "start.hands.Zed"),
+    ("unknown-turn", (["start", "turn"], "Zed"), "start.turn"),
+    ("missing-start-key", (["start", "discard"], KeyError), "start.discard"),
+    ("missing-actions", (["actions"], KeyError), "actions"),
+    ("missing-variant", (["variant"], KeyError), "variant"),
+    ("unknown-variant", (["variant"], "uno-flip"), "variant"),
+    ("missing-by", (["actions", 0, "by"], KeyError), "actions[0].by"),
+    ("card-not-in-variant", (["start", "hands", "Bob"], ["W+4"]), "start.hands.Bob"),
+    ("bad-colour", (["start", "color"], "purple"), "start.color"),
+    ("unknown-expect-key", (["expect", "winner"], "Ann"), "expect.winner"),
+    ("bad-launcher", (["launcher"], [1, -2]), "launcher"),
+]
+
+
+@pytest.mark.parametrize(("label", "change", "field"), BAD_INPUT, ids=[b[0] for b in BAD_INPUT])
+def test_unusable_file_exit_2_one_line_naming_file_and_field(
+    run_cli: RunCli, tmp_path: Path, label: str, change: tuple | None, field: str
+) -> None:
+    if change is None:
+        p = _write(tmp_path, '{"name": "broken", "variant": ', name=f"{label}.json")
+    else:
+        p = _write(tmp_path, _bad(_base(), *change), name=f"{label}.json")
+    for extra in ([], ["--json"]):
+        proc = run_cli("replay", p, *extra)
+        assert proc.returncode == 2, proc.stdout + proc.stderr
+        assert "Traceback" not in proc.stderr
+        lines = proc.stderr.strip().splitlines()
+        assert len(lines) == 1, proc.stderr
+        assert str(p) in lines[0]
+        assert field in lines[0]
+        assert proc.stdout == ""
+
+
+def test_missing_file_is_exit_2(run_cli: RunCli, tmp_path: Path) -> None:
+    proc = run_cli("replay", tmp_path / "nope.json")
+    assert proc.returncode == 2
+    assert "nope.json" in proc.stderr and "no such file" in proc.stderr
+
+
+def test_the_project_does_not_read_shared_material() -> None:
+    for path in FILES:
+        assert "../shared" not in path.read_text()
