@@ -236,7 +236,7 @@ def test_invalid_config_is_refused_before_any_board_is_touched(
 def test_no_board_at_the_given_port(run_cli: RunCli, tmp_path: Path) -> None:
     proc = run_cli("flash", "--port", str(tmp_path / "ttyACM9"))
     assert proc.returncode == 1
-    assert proc.stderr.startswith("unolaunch: no board at ")
+    assert proc.stderr.startswith("unolaunch: no serial device ")
     assert "Traceback" not in proc.stderr
 
 
@@ -244,7 +244,7 @@ def test_busy_port_says_to_close_the_other_program(run_cli: RunCli, sim: Simulat
     with serial.serial_for_url(sim.port, exclusive=True):
         proc = run_cli("flash", "--port", sim.port)
     assert proc.returncode == 1
-    assert "is busy: another program has it open" in proc.stderr
+    assert "is busy" in proc.stderr and "close it" in proc.stderr
 
 
 class FakeDevice:
@@ -323,22 +323,28 @@ def test_bootsel_drive_is_recognised_and_explained(tmp_path: Path) -> None:
     ]
 
 
-def test_auto_port_with_only_a_bootsel_pico_says_to_copy_the_uf2(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+def test_auto_port_explains_a_bootsel_pico_and_a_pico_without_micropython(
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # No real USB devices can be conjured up here: replace the port listing and the mounts.
     import unolaunch.flash as flash_mod
-    from serial.tools import list_ports
+    from unolaunch.link import PortInfo, PortNotFoundError, discovery
 
-    monkeypatch.setattr(list_ports, "comports", lambda: [])
+    ports: list[PortInfo] = []
+    monkeypatch.setattr(discovery, "list_serial_ports", lambda: ports)
     monkeypatch.setattr(
         flash_mod, "find_bootsel_drives", lambda: [("/media/ann/RPI-RP2", "RP2040")]
     )
     with pytest.raises(FlashError, match=r"BOOTSEL mode .*\.uf2"):
         resolve_port("auto")
     monkeypatch.setattr(flash_mod, "find_bootsel_drives", lambda: [])
-    with pytest.raises(FlashError, match="no board found: plug the Pico in"):
+    with pytest.raises(PortNotFoundError, match="no launcher found"):
         resolve_port("auto")
+    ports.append(PortInfo("/dev/ttyACM0", 0x2E8A, 0x000A, None, "Pico SDK stdio"))
+    with pytest.raises(FlashError, match=r"ttyACM0 \(2E8A:000A.* is not running MicroPython"):
+        resolve_port("auto")
+    ports.append(PortInfo("/dev/ttyACM1", 0x2E8A, 0x0005, None, "Board in FS mode"))
+    assert resolve_port("auto") == "/dev/ttyACM1"
     assert resolve_port("/dev/ttyACM3") == "/dev/ttyACM3"
 
 

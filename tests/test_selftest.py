@@ -173,4 +173,4 @@ def test_without_a_terminal_and_without_yes_it_says_how_to_run(
 def test_no_board(run_cli: RunCli, tmp_path: Path) -> None:
     proc = run_cli("selftest", "--port", str(tmp_path / "ttyACM7"))
     assert proc.returncode == 1
-    assert proc.stderr.startswith("unolaunch: no board at ")
+    assert proc.stderr.startswith("unolaunch: no serial device ")

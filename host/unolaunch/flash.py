@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import ast
 import contextlib
-import errno
 import hashlib
 import io
 import json
@@ -61,7 +60,6 @@ __all__ = [
 
 #: USB vendor id of Raspberry Pi (the Pico's own USB, MicroPython's CDC serial port).
 RPI_VID = 0x2E8A
-MICROPYTHON_PIDS = {0x0005}  # MicroPython's rp2 port (Pico, Pico W, Pico 2, Pico 2 W)
 BOOTSEL_PIDS = {0x0003: "RP2040", 0x000F: "RP2350"}
 UF2_URL = "https://micropython.org/download/"
 UF2_BOARDS = {
@@ -391,35 +389,28 @@ def _bootsel_message(drives: list[tuple[str, str]]) -> str:
 def resolve_port(port: str) -> str:
     """Turn ``--port`` into a device path; ``"auto"`` finds the one Pico running MicroPython.
 
-    Raises :class:`FlashError` with what to do when there is no board, only a board in
-    BOOTSEL mode, a Pico that does not run MicroPython, or several boards.
+    The search is the link's (:mod:`unolaunch.link.discovery`); when it finds no launcher,
+    this says why if it can: a Pico in BOOTSEL mode (copy the MicroPython ``.uf2`` first) or
+    a Pico running something else. Raises a :class:`~unolaunch.errors.UnolaunchError`.
     """
     if port != "auto":
         return port
-    from serial.tools import list_ports
+    from unolaunch.link import discovery
 
-    ports = sorted(list_ports.comports(), key=lambda p: p.device)
-    micropython = [p for p in ports if p.vid == RPI_VID and p.pid in MICROPYTHON_PIDS]
-    if len(micropython) == 1:
-        return str(micropython[0].device)
-    if len(micropython) > 1:
-        names = ", ".join(p.device for p in micropython)
-        raise FlashError(f"several Picos are plugged in ({names}): choose one with --port")
+    ports = discovery.list_serial_ports()
+    if discovery.find_launchers(ports):
+        return discovery.resolve_port(port, lambda: ports)  # one, or "several: choose"
     drives = find_bootsel_drives()
     if drives:
         raise FlashError(_bootsel_message(drives))
     other_pico = [p for p in ports if p.vid == RPI_VID]
     if other_pico:
-        p = other_pico[0]
         raise FlashError(
-            f"the Pico on {p.device} (USB id {p.vid:04x}:{p.pid:04x}) is not running "
-            "MicroPython: hold its BOOTSEL button while plugging it in, copy the MicroPython "
-            f".uf2 from {UF2_URL} onto the RPI-RP2 drive, then run 'unolaunch flash' again"
+            f"the Pico on {other_pico[0].describe()} is not running MicroPython: hold its "
+            "BOOTSEL button while plugging it in, copy the MicroPython .uf2 from "
+            f"{UF2_URL} onto the RPI-RP2 drive, then run 'unolaunch flash' again"
         )
-    raise FlashError(
-        "no board found: plug the Pico in with a USB data cable (charge-only cables show "
-        "nothing), or name its port with --port (e.g. /dev/ttyACM0, COM3)"
-    )
+    return discovery.resolve_port(port, lambda: ports)  # raises: what it saw, what to do
 
 
 # --- the board, through mpremote -------------------------------------------------------------
@@ -642,36 +633,16 @@ def _deadline(transport: Any, seconds: float) -> Iterator[None]:
         thread.join()
 
 
-def _open_error(port: str) -> FlashError:
-    """Why ``port`` could not be opened: missing, busy or not allowed."""
-    if "://" not in port and not os.path.exists(port):
-        return FlashError(
-            f"no board at {port}: check the cable, or use --port auto to find the Pico"
-        )
-    import serial
+def _open_error(port: str) -> UnolaunchError:
+    """Why mpremote could not open ``port`` (missing, busy, not allowed), in the words of the
+    link's own port opener, which tells these apart."""
+    from unolaunch.link import LinkError, open_serial
 
     try:
-        s = serial.serial_for_url(port, exclusive=True)
-    except serial.SerialException as exc:
-        err = getattr(exc, "errno", None)
-        text = str(exc)
-        if err == errno.EACCES or "ermission" in text:
-            return FlashError(
-                f"no permission to open {port}: add yourself to the 'dialout' group "
-                "(sudo usermod -aG dialout $USER, then log out and back in)"
-            )
-        if err in (errno.EBUSY, errno.EAGAIN) or "lock" in text or "busy" in text.lower():
-            return _busy(port)
-        return FlashError(f"cannot open {port}: {text}")
-    s.close()
-    return _busy(port)
-
-
-def _busy(port: str) -> FlashError:
-    return FlashError(
-        f"{port} is busy: another program has it open (unolaunch play/monitor, Thonny, a "
-        "serial terminal, another mpremote); close it and run flash again"
-    )
+        open_serial(port).close()
+    except LinkError as exc:
+        return exc
+    return FlashError(f"cannot open {port}: another program may have grabbed it; try again")
 
 
 def _repl_error(port: str, received: str) -> FlashError:
@@ -694,45 +665,10 @@ def _repl_error(port: str, received: str) -> FlashError:
 # --- checking the new firmware ----------------------------------------------------------------
 
 
-def _hello_serial(port: str, timeout: float) -> dict[str, Any]:
-    """One ``hello`` exchange over pyserial (used until :mod:`unolaunch.link` is present)."""
-    import serial
-
-    with serial.serial_for_url(port, timeout=0.1) as s:
-        s.reset_input_buffer()
-        s.write(b'{"id": 1, "cmd": "hello"}\n')
-        deadline = time.monotonic() + timeout
-        buf = b""
-        while time.monotonic() < deadline:
-            buf += s.read(256)
-            while b"\n" in buf:
-                line, buf = buf.split(b"\n", 1)
-                with contextlib.suppress(ValueError):
-                    msg = json.loads(line)
-                    if isinstance(msg, dict) and msg.get("id") == 1:
-                        if not msg.get("ok"):
-                            raise OSError(f"hello refused: {msg.get('message')}")
-                        return msg
-    raise OSError("no answer to hello")
-
-
 def hello(port: str, timeout: float = HELLO_TIMEOUT_S) -> dict[str, Any]:
-    """Ask the launcher on ``port`` for ``hello``; retry until ``timeout`` while it boots."""
-    try:
-        from unolaunch.link import LinkError, open_launcher
-    except ImportError:
-        deadline = time.monotonic() + timeout
-        error: Exception | None = None
-        while time.monotonic() < deadline:
-            try:
-                return _hello_serial(port, 2.0)
-            except OSError as exc:
-                error = exc
-                time.sleep(0.2)
-        raise FlashError(
-            f"the firmware was copied but the launcher on {port} did not answer hello after a "
-            f"soft reset ({error}); unplug and replug the Pico, then run 'unolaunch selftest'"
-        ) from None
+    """Ask the launcher on ``port`` for ``hello`` (through the link's client); retry until
+    ``timeout`` while it boots."""
+    from unolaunch.link import LinkError, open_launcher
 
     deadline = time.monotonic() + timeout
     last: Exception | None = None
@@ -751,10 +687,7 @@ def hello(port: str, timeout: float = HELLO_TIMEOUT_S) -> dict[str, Any]:
         finally:
             client.close()
         time.sleep(0.2)
-    raise FlashError(
-        f"the firmware was copied but the launcher on {port} did not answer hello after a "
-        f"soft reset ({last}); unplug and replug the Pico, then run 'unolaunch selftest'"
-    )
+    raise FlashError(f"the launcher on {port} did not answer hello ({last})")
 
 
 # --- the whole job ------------------------------------------------------------------------------
@@ -821,7 +754,13 @@ def flash(
             report = FlashReport(device, version, todo, compiled, dry_run)
             board.soft_reset()  # also after a dry run: the launcher runs again
         if verify and not dry_run:
-            reply = hello(device)
+            try:
+                reply = hello(device)
+            except FlashError as exc:
+                raise FlashError(
+                    f"the firmware was copied and the board soft-reset, but {exc}: unplug and "
+                    "replug the Pico, then run 'unolaunch selftest'"
+                ) from exc
             report.hello = reply
             running = reply.get("firmware")
             if running != version:
