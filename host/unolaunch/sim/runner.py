@@ -481,7 +481,10 @@ class SimulatedLauncher:
                 self._step()
         except Exception as exc:  # keep the reason for whoever looks; never a traceback
             with self._lock:
-                self._error = f"{type(exc).__name__}: {exc}"
+                if isinstance(exc, SimError):
+                    self._error = str(exc)
+                else:
+                    self._error = f"the simulator failed: {type(exc).__name__}: {exc}"
                 self._lock.notify_all()
         finally:
             self._kill_child()
@@ -492,9 +495,11 @@ class SimulatedLauncher:
                 cmd, done = self._cmds.get_nowait()
             except queue.Empty:
                 break
-            self._do_command(cmd)
-            if done is not None:
-                done.set()
+            try:
+                self._do_command(cmd)
+            finally:
+                if done is not None:
+                    done.set()
 
         child = self._child
         self._check_gate()
