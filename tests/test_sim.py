@@ -385,7 +385,7 @@ def test_sim_command_prints_the_device_and_takes_commands(tiny_firmware: Path) -
 
 
 def test_start_failures_are_one_clear_error(tiny_firmware: Path, run_cli: Any) -> None:
-    with pytest.raises(SimError, match="cannot start /nonexistent/mp"):
+    with pytest.raises(SimError, match="cannot start /nonexistent/micropython"):
         SimulatedLauncher(
             firmware_dir=tiny_firmware, micropython="/nonexistent/micropython"
         ).start()
