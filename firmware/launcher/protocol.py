@@ -15,7 +15,8 @@ MAX_PRESSES = 50
 
 # cmd -> ((field, kind, required, a, b), ...)
 #   kind "int": integer a..b; "str": string of a..b characters; "enum": one of a;
-#   "bool": true or false; "obj": a JSON object. Fields not listed are ignored (forward compatibility).
+#   "bool": true or false; "obj": a JSON object.
+#   Fields not listed are ignored (forward compatibility).
 COMMANDS = {
     "hello": (),
     "status": (("perf", "bool", False, None, None),),
