@@ -239,10 +239,12 @@ class Game:
         self._nmp = NONMATCH_PLAIN[C.WILD * 32 + 31]
         self.turn = 0
         self.direction = 1
-        self._k = 1  # distance to the next player: 1 + skips so far this turn (COM-9)
+        self._skips = 0  # bit mask of the players skipped so far this turn (COM-9)
         self.phase = TURN
         self._drawn = -1
         self.pending: list[Obligation] = []
+        self._pressed = -1  # who just ended their turn with a press (ATK-7 errors)
+        self._was_pressed = -1
         self.uno_seat = -1
         self.dealer = 0
         self.scores = [0] * self.n
@@ -439,7 +441,7 @@ class Game:
         n, size = self.n, self.deal_size
         self.round_no += 1
         self.direction = 1
-        self._k = 1
+        self._skips = 0
         self.phase = TURN
         self._drawn = -1
         self.pending = []
@@ -498,14 +500,32 @@ class Game:
         self._nmp = NONMATCH_PLAIN[key]
 
     def _end_turn(self) -> None:
-        self.turn = (self.turn + self.direction * self._k) % self.n
-        self._k = 1
+        self.turn = self._next_seat() if self._skips else (self.turn + self.direction) % self.n
+        self._skips = 0
+        self.phase = TURN
+        self._drawn = -1
+
+    def _turn_again(self) -> None:
+        # MK-14 / MK-17: the same player takes another turn at once.
+        self._skips = 0
         self.phase = TURN
         self._drawn = -1
 
     def _next_seat(self) -> int:
         # COM-9: the player who would take the next turn, skips applied so far.
-        return (self.turn + self.direction * self._k) % self.n
+        # A skipped player is passed over whatever the direction is by now; if everyone
+        # else is skipped, the current player goes again.
+        turn, d, n, mask = self.turn, self.direction, self.n, self._skips
+        s = (turn + d) % n
+        while mask >> s & 1 and s != turn:
+            s = (s + d) % n
+        return s
+
+    def _skip_next(self) -> int:
+        """The next player loses their turn (ATK-10, MK-11, PP-8); return who that is."""
+        s = self._next_seat()
+        self._skips |= 1 << s
+        return s
 
     def _refill(self) -> bool:
         # COM-5 / ATK-22 / PP-17: the discard pile but its top becomes the new stock.
@@ -611,17 +631,16 @@ class Game:
 
     def _fx_skip(self, seat: int, card: int, color: int, target: int, extra: Any) -> None:
         # ATK-10 / MK-11 / PP-8: the next player loses their turn.
+        skipped = self._skip_next()
         if self._log is not None:
-            skipped = self.players[self._next_seat()]
-            self._note("skip", skipped, f"{skipped} is skipped")
-        self._k += 1
+            self._note("skip", self.players[skipped], f"{self.players[skipped]} is skipped")
         self._after_skip(seat)
 
     def _fx_reverse(self, seat: int, card: int, color: int, target: int, extra: Any) -> None:
         # COM-3 / ATK-9 / MK-11 / PP-8: direction flips; with two players, a Skip.
         self.direction = -self.direction
         if self.n == 2:
-            self._k += 1
+            self._skip_next()
         if self._log is not None:
             self._note(
                 "reverse", None, "play now runs " + ("left" if self.direction == 1 else "right")
@@ -640,8 +659,7 @@ class Game:
 
     def _owe_draw_next(self, k: int, rule: str) -> None:
         """The next player draws ``k`` (or presses ``k`` times in UNO Attack) and loses the turn."""
-        nxt = self._next_seat()
-        self._k += 1
+        nxt = self._skip_next()
         self._make_draw(nxt, k, rule)
         self._end_turn()
 
@@ -801,8 +819,11 @@ class Game:
             self._nmp = NONMATCH_PLAIN[key]
             if k < 10:
                 # A number: the turn simply ends (inlined _end_turn, the commonest case).
-                self.turn = (self.turn + self.direction * self._k) % self.n
-                self._k = 1
+                if self._skips:
+                    self.turn = self._next_seat()
+                    self._skips = 0
+                else:
+                    self.turn = (self.turn + self.direction) % self.n
                 self.phase = TURN
                 self._drawn = -1
             else:
@@ -990,7 +1011,7 @@ class Game:
             self.color,
             self.turn,
             self.direction,
-            self._k,
+            self._skips,
             self.phase,
             self._drawn,
             list(self.pending),
@@ -1003,6 +1024,7 @@ class Game:
             self.round_no,
             self.presses,
             self.press_cards,
+            self._pressed,
             self.rng.getstate(),
         )
 
@@ -1014,7 +1036,7 @@ class Game:
             color,
             self.turn,
             self.direction,
-            self._k,
+            self._skips,
             self.phase,
             self._drawn,
             pending,
@@ -1027,6 +1049,7 @@ class Game:
             self.round_no,
             self.presses,
             self.press_cards,
+            self._pressed,
             rng_state,
         ) = s
         self.hands = [bytearray(h) for h in hands]
@@ -1183,6 +1206,7 @@ class Game:
             raise self._illegal("ACTION", a, f"unknown player {a.by!r}")
         by = self._seat[a.by]
         verb = a.verb
+        self._was_pressed, self._pressed = self._pressed, -1
         if verb == "correct":
             self._do_correct(a)
             return
@@ -1310,8 +1334,13 @@ class Game:
     def _apply_turn(self, a: Action, by: int) -> None:
         verb = a.verb
         if by != self.turn:
+            rule = self.turn_rule
+            if verb == "press":
+                rule = "ATK-26"
+            elif verb == "play" and by == self._was_pressed:
+                rule = "ATK-7"  # the cards a press brought are not played this turn
             raise self._illegal(
-                "ATK-26" if verb == "press" else self.turn_rule,
+                rule,
                 a,
                 f"it is {self.players[self.turn]}'s turn, not {a.by}'s",
             )
@@ -1563,6 +1592,7 @@ class AttackGame(Game):
         if self.options["strict_press"] and self._can_match(by):
             raise self._illegal("ATK-6", a, "strict pressing: a player who can match must play")
         self._do_press(by, a.cards)
+        self._pressed = by
 
     def _do_press(self, seat: int, cards: int | None) -> None:
         if cards is None:
@@ -1651,8 +1681,7 @@ class AttackGame(Game):
     def _fx_hit_fire(self, seat: int, card: int, color: int, target: int, extra: Any) -> None:
         # ATK-17: the next player presses until at least one card comes out.
         self._name_color(seat, color)
-        nxt = self._next_seat()
-        self._k += 1
+        nxt = self._skip_next()
         self.pending.append((OB_UNTIL, nxt, 0, 0, "ATK-17"))
         self._end_turn()
 
@@ -1795,7 +1824,8 @@ class MarioKartGame(Game):
             item = ("Mushroom", "Banana", "Green Shell", "Lightning")[tc]
             self._note("item", self.players[seat], f"the Item Box turns {card_code(t)}: {item}")
         if tc == 0:  # MK-14 Mushroom: another turn at once
-            self._k = 0
+            self._turn_again()
+            return
         elif tc == 1:  # MK-15 Banana: the previous player draws two
             self._draw((seat - self.direction) % self.n, 2)
         elif tc == 2:  # MK-16 Green Shell: one opponent of the player's choice draws one
@@ -1807,7 +1837,8 @@ class MarioKartGame(Game):
             for s in range(self.n):
                 if s != seat:
                     self._draw(s, 1)
-            self._k = 0
+            self._turn_again()
+            return
         self._end_turn()
 
     def _target_chosen(self, seat: int, purpose: int, target: int) -> None:
