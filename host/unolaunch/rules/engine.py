@@ -1262,6 +1262,7 @@ class Game:
                 raise self._illegal(rule, a, f"{owner} must challenge or accept first")
             if self.hidden and verb == "challenge" and a.won is None:
                 self.pending[0] = (OB_VERDICT, seat, self.pending[0][2], 0, rule)
+                self._note("challenge", a.by, f"{a.by} challenges: the table says who was right")
                 return
             self._do_answer(by, verb == "challenge", a.won)
         else:
@@ -1349,6 +1350,7 @@ class Game:
         elif verb == "pass":
             if self.phase == TURN:
                 raise self._illegal(self.pass_rule, a, self.pass_why)
+            self._note("pass", a.by, f"{a.by} passes")
             self._end_turn()
         elif verb in ("draw", "press"):
             self._check_draw_or_press(a, by)
@@ -1438,7 +1440,7 @@ class Game:
                 for _ in range(-diff):
                     hand.remove(UNKNOWN if UNKNOWN in hand else hand[-1])
                 self.stock.extend([UNKNOWN] * -diff)
-            self._note("correct", name, f"{name} now holds {size} cards")
+            self._note("correct", name, f"{name} now holds {size} card{'s' * (size != 1)}")
 
 
 # ====================================================================== UNO Attack
@@ -1596,8 +1598,13 @@ class AttackGame(Game):
 
     def _do_press(self, seat: int, cards: int | None) -> None:
         if cards is None:
-            launcher = self.launcher
-            cards = launcher.press(self.players[seat]) if launcher is not None else 0
+            if self.launcher is None:
+                raise IllegalMoveError(
+                    "ATK-25",
+                    f"{self.players[seat]}: press: no launcher is connected: say how many cards"
+                    ' came out, e.g. {"press": true, "cards": 2}',
+                )
+            cards = self.launcher.press(self.players[seat])
         got = self._draw(seat, cards)
         self.presses += 1
         self.press_cards += got
