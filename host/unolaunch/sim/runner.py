@@ -762,7 +762,10 @@ class SimulatedLauncher:
                 if n < len(chunk):
                     return
                 if not executing and cut >= 0:
-                    self._gate = ("exec", time.monotonic() + _GATE_EXEC_S)
+                    # After a Ctrl-D (run, or soft reset: the process ends) wait longer than
+                    # after a CR, which may only continue a statement.
+                    wait = _GATE_EXEC_S if chunk[-1] == _CR else _GATE_REPL_S
+                    self._gate = ("exec", time.monotonic() + wait)
                     return
             if executing and cut >= 0:
                 del self._to_child[:1]  # the Ctrl-C itself becomes the signal

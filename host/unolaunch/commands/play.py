@@ -1,0 +1,147 @@
+"""``unolaunch play``: the table-side scorekeeper (and the launcher's referee)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from unolaunch.errors import UsageError
+from unolaunch.table.journal import DATA_DIR_ENV, Journal
+
+HELP = "keep score at the table (and drive the launcher)"
+DESCRIPTION = f"""\
+Keep score of a real game of UNO Attack, UNO Mario Kart or UNO Pocket Pizza Pizza: whose
+turn it is, the colour and top card, what each player owes, hand sizes and the scores,
+round after round until someone reaches the target.
+
+Type what each player did in short words: r5, 'red 5', skip, 'wild blue',
+'attack blue Bob', 'press 3', draw, pass, uno, 'catch Bob', challenge, undo, help.
+Tab completes. Every action is saved at once (SQLite, in your user data folder or
+${DATA_DIR_ENV}); after a crash or a closed laptop, 'unolaunch play --resume' continues
+exactly where you stopped.
+
+UNO Attack with a launcher (--port): the launcher fires only for the player and the
+number of presses the rules demand; its presses update the hands live. '--port sim'
+starts a simulated launcher (type 'press' to press its button).
+
+examples:
+  unolaunch play --variant attack --players Ann,Bob,Cy --port auto
+  unolaunch play --variant mario-kart --players Ann,Bob --target 300
+  unolaunch play --resume
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``unolaunch play``."""
+    parser.add_argument(
+        "--variant",
+        choices=("attack", "mario-kart", "pocket-pizza"),
+        help="which UNO (required for a new game)",
+    )
+    parser.add_argument(
+        "--players", metavar="A,B,C", help="player names in seating order, to the left"
+    )
+    parser.add_argument(
+        "--port",
+        metavar="PORT",
+        help="UNO Attack launcher: a serial port, 'auto' (find it) or 'sim' (simulated)",
+    )
+    parser.add_argument(
+        "--target", type=int, metavar="POINTS", help="points that win the game (500; 250 PP)"
+    )
+    parser.add_argument("--dealer", metavar="NAME", help="first dealer (default: drawn at random)")
+    parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a house-rule option of the variant, e.g. strict_press=true (repeatable)",
+    )
+    parser.add_argument(
+        "--resume",
+        nargs="?",
+        const=0,
+        type=int,
+        metavar="GAME",
+        help="continue a saved game (default: the latest unfinished one)",
+    )
+    parser.add_argument("--seed", type=int, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--data-dir", metavar="DIR", help=f"folder of the games file (default: ${DATA_DIR_ENV})"
+    )
+
+
+def _options(args: argparse.Namespace) -> dict[str, Any]:
+    opts: dict[str, Any] = {}
+    for item in args.option:
+        key, eq, raw = item.partition("=")
+        if not eq or not key:
+            raise UsageError(f"--option {item!r}: write KEY=VALUE, e.g. strict_press=true")
+        try:
+            opts[key.strip()] = json.loads(raw)
+        except json.JSONDecodeError:
+            opts[key.strip()] = raw
+    if args.target is not None:
+        if args.target < 1:
+            raise UsageError("--target must be at least 1 point")
+        opts["target"] = args.target
+    return opts
+
+
+def _players(text: str | None) -> list[str]:
+    if not text:
+        raise UsageError("name the players in seating order: --players Ann,Bob,Cy")
+    names = [n.strip() for n in text.split(",")]
+    if any(not n for n in names):
+        raise UsageError(f"--players {text!r}: a name is empty; write e.g. Ann,Bob,Cy")
+    if len(set(n.lower() for n in names)) != len(names):
+        raise UsageError(f"--players {text!r}: two players have the same name")
+    bad = [n for n in names if " " in n or len(n) > 32]
+    if bad:
+        raise UsageError(f"player name {bad[0]!r}: use one word of at most 32 characters")
+    return names
+
+
+def run(args: argparse.Namespace) -> int:
+    """Start or resume a game and play it at the terminal."""
+    from unolaunch.table.app import Table
+    from unolaunch.table.session import Session
+
+    with Journal.open(args.data_dir) as journal:
+        if args.resume is not None:
+            if args.variant or args.players:
+                raise UsageError("--resume continues a saved game: leave out --variant/--players")
+            session = Session.resume(journal, args.resume or None)
+            port = args.port if args.port is not None else session.record.port
+        else:
+            if not args.variant:
+                raise UsageError(
+                    "which game? --variant attack, mario-kart or pocket-pizza "
+                    "(or --resume to continue a saved one)"
+                )
+            players = _players(args.players)
+            if args.dealer and args.dealer not in players:
+                raise UsageError(f"--dealer {args.dealer!r} is not one of {', '.join(players)}")
+            if args.port and args.variant != "attack":
+                raise UsageError(f"{args.variant} needs no launcher: leave out --port")
+            session = Session.start(
+                journal,
+                args.variant,
+                players,
+                _options(args),
+                seed=args.seed,
+                dealer=args.dealer,
+                port=args.port,
+            )
+            port = args.port
+        table = Table(session)
+        if port and session.variant == "attack":
+            from unolaunch.table.launcher import connect
+
+            table.launcher = connect(port, session, table.redraw_from_event)
+        try:
+            return table.run()
+        finally:
+            if table.launcher is not None:
+                table.launcher.close()

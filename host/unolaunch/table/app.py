@@ -1,0 +1,412 @@
+"""The interactive table: prompts, the screen, and the launcher's live events.
+
+:class:`Table` runs one game to its end (or until ``quit`` / end of input): it draws the
+screen, asks the awaited player what they did, parses the answer (:mod:`.parse`), applies
+it through the :class:`~unolaunch.table.session.Session` (which journals it), and asks
+for the table facts the engine needs (the start card, the cards left at round end, how
+many cards a press shot out when there is no launcher). Bad input gets one line saying
+what to type; the game is unchanged.
+
+With a launcher (:mod:`.launcher`) the presses come from the button: its events arrive
+on another thread, update the game and redraw the screen while the prompt waits.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from rich.console import Console
+from rich.text import Text
+
+from unolaunch.rules import Effect, IllegalMoveError
+from unolaunch.table.parse import (
+    Command,
+    Context,
+    Move,
+    ParseError,
+    complete,
+    help_text,
+    parse,
+    parse_hand,
+)
+from unolaunch.table.screen import View, render
+from unolaunch.table.session import Session, TableError
+
+PROMPT_SUFFIX = "> "
+
+
+class TableLauncher(Protocol):
+    """What the table needs from a connected launcher (see :mod:`.launcher`)."""
+
+    def status(self) -> str:
+        """One line for the screen (armed for whom, cards left, faults)."""
+        ...
+
+    def sync(self) -> None:
+        """Arm or disarm for exactly what the game now demands."""
+        ...
+
+    def virtual_press(self) -> str:
+        """``press`` typed at the keyboard: press a simulated button, or say what to do."""
+        ...
+
+    def clear(self) -> str:
+        """Clear a fault (jam, empty) after the table fixed it; return what happened."""
+        ...
+
+    def close(self) -> None:
+        """Disarm and let go of the port."""
+        ...
+
+
+class QuitGame(Exception):
+    """The players asked to stop (the game stays in the journal)."""
+
+
+class Table:
+    """One game at the table, driven by typed lines (and launcher events)."""
+
+    def __init__(
+        self,
+        session: Session,
+        console: Console | None = None,
+        read_line: Callable[[str], str] | None = None,
+    ) -> None:
+        self.session = session
+        self.console = console or Console(highlight=False)
+        self.read_line = read_line or input
+        self.launcher: TableLauncher | None = None
+        self.out_lock = threading.RLock()
+        self.log: list[str] = []
+        self.warning: str | None = None
+        self.prompt = ""
+        self._readline: Any = None
+
+    # ------------------------------------------------------------------ output
+    def say(self, line: str, style: str | None = None) -> None:
+        """Print one line (thread-safe)."""
+        with self.out_lock:
+            self.console.print(Text(line, style=style or ""))
+
+    def effects(self, effects: list[Effect]) -> None:
+        """Print what an action did and keep it for the screen."""
+        for e in effects:
+            self.log.append(str(e))
+            self.say(f"  · {e}")
+
+    def view(self) -> View:
+        """The screen's content now."""
+        s = self.session
+        snap = s.snapshot()
+        owed: dict[str, str] = {}
+        for text in snap.get("owed", []):
+            who, _, what = text.partition(" ")
+            owed[who] = (owed.get(who, "") + "; " if who in owed else "") + what
+        return View(
+            variant=s.variant,
+            players=s.players,
+            state=snap,
+            round_no=int(snap.get("round", 1)),
+            target=s.game.target,
+            dealer=snap.get("dealer"),
+            game_id=s.id,
+            owed=owed,
+            launcher=self.launcher.status() if self.launcher else None,
+            notice=self.log[-1] if self.log else None,
+            warning=self.warning,
+            uno_said=sorted(s.uno_said),
+        )
+
+    def draw(self) -> None:
+        """Draw the screen."""
+        with self.out_lock:
+            self.console.print(render(self.view()))
+            self.say(self.hint(), style="bold")
+
+    def hint(self) -> str:
+        """What the awaited player is asked for, in words."""
+        s = self.session
+        snap = s.snapshot()
+        aw = snap.get("awaiting")
+        if not aw:
+            if snap.get("game_winner"):
+                return f"{snap['game_winner']} wins the game."
+            return "Round over: press Enter to deal the next round (or 'undo', 'quit')."
+        who = aw["by"]
+        choice = s.choice()
+        if choice == "top":
+            return f"{who} deals: which card was turned up to start the pile? (e.g. r5)"
+        if choice in ("press", "until"):
+            n = s.presses_owed()
+            owes = "until a card comes out" if choice == "until" else f"{n} more time(s)"
+            how = (
+                "press the launcher's button"
+                if self.launcher
+                else "type 'press N' with the cards that came out"
+            )
+            return f"{who} must press {owes}: {how}"
+        if choice == "challenge":
+            return f"{who}: 'challenge' or 'accept' the draw card"
+        if choice == "won":
+            return f"{who} saw the hand: did the challenge succeed? ('won' or 'lost')"
+        if choice == "color":
+            return f"{who}: name the colour (red, yellow, green, blue)"
+        if choice == "target":
+            others = ", ".join(p for p in s.players if p != who)
+            return f"{who}: choose a player ({others})"
+        if choice == "turned":
+            return f"{who}: which card did the Item Box turn up? (e.g. g7)"
+        if choice == "give":
+            return f"{who}: which card is given? (e.g. r5)"
+        if choice == "reveal":
+            return f"{who} is out! Now the cards left in the other hands."
+        verbs = aw["verbs"]
+        if "play" in verbs and "pass" in verbs:
+            return f"{who}: play one more card, or 'pass'"
+        draw = "press" if "press" in verbs else "draw"
+        return f"{who}: play a card (e.g. r5, 'wild blue') or {draw}; 'help' for more"
+
+    def prompt_for(self) -> str:
+        """The prompt: the awaited player's name."""
+        aw = self.session.snapshot().get("awaiting")
+        return f"{aw['by'] if aw else 'table'}{PROMPT_SUFFIX}"
+
+    def redraw_from_event(self, notice: str | None, warning: str | None) -> None:
+        """Called from the launcher's thread: show what happened and re-show the prompt."""
+        with self.out_lock:
+            if notice:
+                self.log.append(notice)
+            if warning is not None:
+                self.warning = warning or None
+            if self._readline is not None:
+                sys.stdout.write("\r\x1b[K")
+            if notice:
+                self.say(f"  · {notice}")
+            self.draw()
+            self.prompt = self.prompt_for()
+            buffer = self._readline.get_line_buffer() if self._readline is not None else ""
+            sys.stdout.write(self.prompt + buffer)
+            sys.stdout.flush()
+
+    # ------------------------------------------------------------------ input
+    def ask(self, prompt: str) -> str:
+        """Read one line; ``EOFError`` when the input ends."""
+        with self.out_lock:
+            self.prompt = prompt
+        line = self.read_line(prompt)
+        if self._readline is None and not sys.stdin.isatty():
+            # Echo piped input so that a transcript reads like a session.
+            self.console.print(Text(line, style="dim"))
+        return line
+
+    def enable_completion(self) -> None:
+        """Tab completion and line editing with readline, when on a terminal."""
+        if not sys.stdin.isatty():
+            return
+        try:
+            import readline
+        except ImportError:  # pragma: no cover - Windows without pyreadline
+            return
+        self._readline = readline
+
+        def completer(text: str, state: int) -> str | None:
+            options = complete(readline.get_line_buffer(), self.session.context())
+            return options[state] + " " if state < len(options) else None
+
+        readline.set_completer(completer)
+        readline.set_completer_delims(" ")
+        readline.parse_and_bind("tab: complete")
+
+    # ------------------------------------------------------------------ the loop
+    def run(self) -> int:
+        """Play until the game ends (0) or the players quit / input ends (0, resumable)."""
+        s = self.session
+        self.enable_completion()
+        self.sync_launcher()
+        self.draw()
+        try:
+            while True:
+                snap = s.snapshot()
+                if snap.get("game_winner"):
+                    self.finish(snap)
+                    return 0
+                if s.choice() == "reveal":
+                    self.round_end()
+                elif snap.get("awaiting") is None:
+                    self.between_rounds()
+                else:
+                    self.turn()
+                self.sync_launcher()
+        except (EOFError, QuitGame):
+            self.say(
+                f"Game {s.id} is saved. Continue it with: unolaunch play --resume {s.id}",
+                style="bold",
+            )
+            return 0
+
+    def sync_launcher(self) -> None:
+        """Keep the launcher armed for exactly what the rules demand."""
+        if self.launcher is not None:
+            self.launcher.sync()
+
+    def turn(self) -> None:
+        """Ask the awaited player for one line and carry it out."""
+        line = self.ask(self.prompt_for())
+        try:
+            parsed = parse(line, self.context())
+            if isinstance(parsed, Command):
+                self.command(parsed)
+                return
+            self.move(parsed)
+        except (ParseError, TableError, IllegalMoveError) as exc:
+            self.error(exc)
+
+    def context(self) -> Context:
+        """The parser's context, knowing whether a launcher is connected."""
+        ctx = self.session.context()
+        if self.launcher is not None:
+            from dataclasses import replace
+
+            ctx = replace(ctx, launcher=True)
+        return ctx
+
+    def error(self, exc: Exception) -> None:
+        """One line: what was wrong and what to do. The game is unchanged."""
+        msg = str(exc)
+        if isinstance(exc, IllegalMoveError):
+            msg = _short_illegal(exc)
+        self.say(f"✗ {msg}", style="bold red")
+
+    def move(self, move: Move) -> None:
+        """Apply parsed actions (asking for a press's card count when there is no launcher)."""
+        actions = []
+        for a in move.actions:
+            if "press" in a and "cards" not in a:
+                if self.launcher is not None:
+                    self.say(self.launcher.virtual_press())
+                    return
+                a = dict(a, cards=self.ask_count(a["by"]))
+            actions.append(a)
+        effects: list[Effect] = []
+        try:
+            for a in actions:
+                effects += self.session.apply(a)
+        finally:
+            self.warning = None
+            self.effects(effects)
+            if effects or actions:
+                self.sync_launcher()
+                self.draw()
+
+    def ask_count(self, who: str) -> int:
+        """No launcher: how many cards came out of a press."""
+        while True:
+            line = self.ask(f"How many cards came out for {who}? ").strip()
+            if line.isdigit() and int(line) <= 112:
+                return int(line)
+            self.say("✗ type a number, e.g. 0 or 3", style="bold red")
+
+    def command(self, cmd: Command) -> None:
+        """Table commands: undo, help, fix, uno, clear, quit, show."""
+        s = self.session
+        if cmd.name == "quit":
+            raise QuitGame
+        if cmd.name == "help":
+            self.say(help_text(self.context()))
+            return
+        if cmd.name == "show":
+            self.draw()
+            return
+        if cmd.name == "undo":
+            s.undo(int(cmd.args[0]))
+            self.log.append(f"undid {cmd.args[0]} action(s)")
+            self.say(f"  · undid {cmd.args[0]} action(s)")
+        elif cmd.name == "fix":
+            self.effects(s.correct(str(cmd.args[0]), int(cmd.args[1])))
+        elif cmd.name == "uno":
+            self.effects(s.say_uno())
+            self.say("  · UNO!")
+        elif cmd.name == "clear":
+            if self.launcher is None:
+                raise TableError("no launcher is connected; nothing to clear")
+            self.say(self.launcher.clear())
+        self.warning = None
+        self.sync_launcher()
+        self.draw()
+
+    def round_end(self) -> None:
+        """COM-8: ask the cards (or points) left in each other hand, then score."""
+        s = self.session
+        snap = s.snapshot()
+        winner = snap["awaiting"]["by"]
+        ctx = self.context()
+        left: dict[str, list[str] | int] = {}
+        for p in s.players:
+            if p == winner:
+                continue
+            n = snap["hand_sizes"][p]
+            while True:
+                line = self.ask(
+                    f"Cards left in {p}'s hand ({n} card{'s' if n != 1 else ''}: the cards, "
+                    "e.g. 'r5 g7 wild', or their points, e.g. 37)? "
+                )
+                word = line.strip().lower()
+                if word in ("undo", "u"):
+                    s.undo(1)
+                    self.say("  · undid 1 action(s)")
+                    self.draw()
+                    return
+                if word in ("quit", "exit", "q"):
+                    raise QuitGame
+                if word in ("help", "?"):
+                    self.say("Type each card left (r5 g7 wild) or the hand's point total (37).")
+                    continue
+                try:
+                    left[p] = parse_hand(line, ctx)
+                    break
+                except ParseError as exc:
+                    self.error(exc)
+        try:
+            self.effects(s.reveal(left))
+        except (IllegalMoveError, TableError) as exc:
+            self.error(exc)
+        self.draw()
+
+    def between_rounds(self) -> None:
+        """Round scored: Enter deals the next round (the deal passes left, COM-4)."""
+        line = self.ask(f"deal round {int(self.session.snapshot()['round']) + 1}? ").strip().lower()
+        if line in ("quit", "exit", "q"):
+            raise QuitGame
+        if line in ("undo", "u"):
+            try:
+                self.session.undo(1)
+            except TableError as exc:
+                self.error(exc)
+            self.draw()
+            return
+        if line not in ("", "y", "yes", "deal", "ok", "next"):
+            self.say("✗ press Enter to deal the next round, or type 'undo' or 'quit'", "bold red")
+            return
+        self.effects(self.session.next_round())
+        self.draw()
+
+    def finish(self, snap: dict[str, Any]) -> None:
+        """The game is over: final scores."""
+        scores = snap["scores"]
+        ranked = sorted(scores.items(), key=lambda kv: -kv[1])
+        self.say(f"🏆 {snap['game_winner']} wins the game!", style="bold magenta")
+        for name, pts in ranked:
+            self.say(f"   {name:<12} {pts:>4}")
+        self.say(f"Game {self.session.id} is in 'unolaunch history'.")
+
+
+def _short_illegal(exc: IllegalMoveError) -> str:
+    """The engine's message without the position dump (the screen shows the position)."""
+    text = str(exc)
+    if " [" in text:
+        text = text[: text.rindex(" [")]
+    # "ATK-5: Ann: play r5: r5 matches ..." -> keep the rule and the reason.
+    return f"{text} — the game is unchanged"

@@ -1,0 +1,321 @@
+"""The launcher at the table: armed for exactly what the rules demand, its events applied.
+
+:class:`LinkedLauncher` sits between a :class:`~unolaunch.table.session.Session` and a
+launcher reached through :mod:`unolaunch.link` (a real Pico, or the simulator with
+``--port sim``). After every change of the game it arms the launcher for exactly the
+awaited player and the presses owed (a normal turn's press, Hit 2, Wild Hit 4,
+Attack-Attack's target, an UNO penalty, Wild Hit Fire until a card comes out — ATK-25)
+or disarms it, so a press nobody owes is refused by the firmware and reported as a foul
+(ATK-26). A background thread turns the launcher's ``eject`` events into press actions
+with the observed card count, and reports fouls, jams and an empty magazine with what to
+do about them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+from unolaunch.errors import UnolaunchError
+from unolaunch.rules import IllegalMoveError
+from unolaunch.table.session import Arming, Session
+
+#: notify(notice, warning): a line for the log and the warning to show ("" clears it).
+Notify = Callable[[str | None, str | None], None]
+
+FAULT_HELP = {
+    "jam": "the launcher is jammed: open it, pull out the stuck card(s), put them in the "
+    "player's hand, then type 'clear'",
+    "empty": "the launcher is empty: shuffle the discard pile except its top card into the "
+    "launcher (ATK-22), then type 'clear'",
+    "motor_timeout": "the motor ran too long without finishing: check the gears and the "
+    "cards, then type 'clear'",
+    "config": "the launcher's configuration is broken: run 'unolaunch selftest', then type 'clear'",
+}
+
+
+def event_dict(ev: Any) -> dict[str, Any]:
+    """An event from the link as a plain dict with its name under ``event``."""
+    if isinstance(ev, Mapping):
+        return dict(ev)
+    name = getattr(ev, "name", None)
+    fields = getattr(ev, "fields", None)
+    out = dict(fields) if isinstance(fields, Mapping) else {}
+    out["event"] = name if name is not None else out.get("event")
+    return out
+
+
+class LinkedLauncher:
+    """Drive one connected launcher for one table session (thread-safe)."""
+
+    def __init__(
+        self,
+        client: Any,
+        session: Session,
+        notify: Notify,
+        *,
+        port: str = "",
+        sim: Any = None,
+        reopen: Callable[[], Any] | None = None,
+    ) -> None:
+        self.client = client
+        self.session = session
+        self.notify = notify
+        self.port = port
+        self.sim = sim
+        self.reopen = reopen
+        self.armed: Arming | None = None
+        self.fault: str | None = None
+        self.connected = True
+        self.presses = 0
+        self.cards_out = 0
+        self.fouls = 0
+        self._lock = threading.RLock()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="launcher-events", daemon=True)
+
+    def start(self) -> LinkedLauncher:
+        """Start listening to the launcher's events."""
+        self._thread.start()
+        return self
+
+    # ------------------------------------------------------------------ arming
+    def status(self) -> str:
+        """One line for the screen."""
+        if not self.connected:
+            return "disconnected — plug it back in; meanwhile type presses as 'press N'"
+        if self.fault:
+            return f"FAULT: {self.fault} — fix it, then type 'clear'"
+        where = "simulated" if self.sim is not None else self.port
+        a = self.armed
+        state = (
+            "disarmed (a press now is a foul)"
+            if a is None
+            else f"armed for {a.player}, {a.presses} press{'es' if a.presses != 1 else ''}"
+            + (" until a card comes out" if a.mode == "until_card" else "")
+        )
+        left = f" · {self.sim.cards} cards inside" if self.sim is not None else ""
+        return f"{where} · {state}{left} · {self.presses} presses, {self.cards_out} cards out"
+
+    def sync(self) -> None:
+        """Arm for exactly what the game awaits, or disarm (only when it changed)."""
+        with self._lock:
+            if not self.connected or self.fault:
+                return
+            want = self.session.arming()
+            if want == self.armed:
+                return
+            try:
+                if want is None:
+                    self.client.disarm()
+                else:
+                    self.client.arm(want.player, want.presses, mode=want.mode)
+                self.armed = want
+            except UnolaunchError as exc:
+                self._trouble(exc)
+
+    def virtual_press(self) -> str:
+        """``press`` typed at the keyboard."""
+        if self.sim is not None:
+            self.sim.control("press")
+            return "  · (the simulated launcher's button is pressed)"
+        return (
+            "press the launcher's button — or, if it is out of order, type the press with "
+            "its cards, e.g. 'press 2'"
+        )
+
+    def clear(self) -> str:
+        """The table fixed a fault: clear it on the launcher and re-arm."""
+        with self._lock:
+            try:
+                self.client.stop()
+            except UnolaunchError as exc:
+                self._trouble(exc)
+                return f"could not reach the launcher: {exc}"
+            self.fault = None
+            self.armed = None
+        self.sync()
+        return "  · launcher fault cleared"
+
+    def close(self) -> None:
+        """Disarm, stop listening and close the port."""
+        self._stop.set()
+        with self._lock:
+            if self.connected:
+                with contextlib.suppress(UnolaunchError):
+                    self.client.disarm()
+            with contextlib.suppress(UnolaunchError, OSError):
+                self.client.close()
+        self._thread.join(timeout=3)
+
+    # ------------------------------------------------------------------ events
+    def _events(self) -> Iterator[Any]:
+        return iter(self.client.events(timeout=0.2))
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                for ev in self._events():
+                    if self._stop.is_set():
+                        return
+                    self.handle(event_dict(ev))
+            except UnolaunchError as exc:
+                if self._stop.is_set():
+                    return
+                self._trouble(exc)
+                self._reconnect()
+            except OSError as exc:
+                if self._stop.is_set():
+                    return
+                self._trouble(exc)
+                self._reconnect()
+
+    def _trouble(self, exc: Exception) -> None:
+        with self._lock:
+            self.connected = False
+            self.armed = None
+        self.notify(
+            None,
+            f"launcher disconnected ({exc}): plug it back in; until then type presses as "
+            "'press N' (N = cards that came out)",
+        )
+
+    def _reconnect(self) -> None:
+        while not self._stop.wait(1.0):
+            if self.reopen is None:
+                return
+            try:
+                client = self.reopen()
+            except UnolaunchError:
+                continue
+            with self._lock:
+                self.client = client
+                self.connected = True
+                self.fault = None
+                self.armed = None
+            self.sync()
+            self.notify("launcher reconnected", "")
+            return
+
+    def handle(self, ev: dict[str, Any]) -> None:
+        """One launcher event: apply presses, report fouls and faults."""
+        name = ev.get("event")
+        if name == "eject":
+            self._eject(ev)
+        elif name == "foul":
+            with self._lock:
+                self.fouls += 1
+            aw = self.session.snapshot().get("awaiting") or {}
+            now = f"{aw.get('by')} is to {' or '.join(aw.get('verbs', []))}" if aw else ""
+            self.notify(
+                "foul: a press nobody owes",
+                f"FOUL (ATK-26): the button was pressed when no press was owed — the launcher "
+                f"did not fire. {now}".strip(),
+            )
+        elif name == "fault":
+            code = str(ev.get("code", "fault"))
+            with self._lock:
+                self.fault = code
+                self.armed = None
+            self.notify(
+                f"launcher fault: {code}",
+                FAULT_HELP.get(
+                    code, f"launcher fault {code}: {ev.get('message', '')}; type 'clear' once fixed"
+                ),
+            )
+        elif name == "cleared":
+            with self._lock:
+                self.fault = None
+                self.armed = None
+            self.sync()
+        elif name == "boot":
+            # The board restarted (reset, watchdog, replug): it forgot its arming.
+            with self._lock:
+                self.armed = None
+            self.sync()
+            self.notify("launcher restarted", None)
+
+    def _eject(self, ev: dict[str, Any]) -> None:
+        player = ev.get("player")
+        cards = ev.get("cards")
+        if not isinstance(cards, int) or cards < 0:
+            return
+        with self._lock:
+            self.presses += 1
+            self.cards_out += cards
+            a = self.armed
+            if a is not None and a.player == player:
+                # The launcher counts its owed presses down by itself; keep in step so
+                # that sync() does not re-arm needlessly.
+                left = a.presses - 1
+                self.armed = Arming(a.player, left, a.mode) if left > 0 else None
+                if a.mode == "until_card" and cards == 0:
+                    self.armed = a
+        if not isinstance(player, str):
+            self.notify(
+                f"{cards} card(s) came out for nobody",
+                "the launcher fired without an arming; give the cards to whoever pressed "
+                "and correct the hand with 'fix NAME N'",
+            )
+            return
+        try:
+            effects = self.session.apply({"by": player, "press": True, "cards": cards})
+        except IllegalMoveError as exc:
+            self.notify(
+                None,
+                f"{player}'s press ({cards} cards) did not fit the game ({exc.rule}); "
+                f"correct {player}'s hand with 'fix {player} N'",
+            )
+            return
+        text = "; ".join(str(e) for e in effects) or f"{player} pressed: {cards} card(s)"
+        self.sync()
+        self.notify(f"{player} presses: {cards} card{'s' if cards != 1 else ''} out · {text}", "")
+
+
+def connect(port: str, session: Session, notify: Notify) -> LinkedLauncher:
+    """Open the launcher at ``port`` (a device, ``auto`` or ``sim``) for a table session.
+
+    ``sim`` starts a simulated launcher (the real firmware in MicroPython) loaded with the
+    cards of the stock; typing ``press`` then presses its button.
+    """
+    import importlib
+
+    # unolaunch.link (CONTRACTS.md section 5) lands separately; imported by name until then.
+    open_launcher = importlib.import_module("unolaunch.link").open_launcher
+
+    sim = None
+    device = port
+    if port == "sim":
+        from unolaunch.sim import SimulatedLauncher
+
+        stock = int(session.snapshot().get("stock_size") or 0)
+        sim = SimulatedLauncher(cards=stock).start()
+        device = sim.port
+        for _ in range(50):  # the firmware boots in well under a second
+            try:
+                client = open_launcher(device, timeout=2.0)
+                break
+            except UnolaunchError:
+                time.sleep(0.1)
+        else:
+            sim.close()
+            raise UnolaunchError("the simulated launcher did not start; run 'unolaunch sim'")
+    else:
+        client = open_launcher(port, timeout=2.0)
+
+    def reopen() -> Any:
+        return open_launcher(device, timeout=2.0)
+
+    driver = LinkedLauncher(client, session, notify, port=port, sim=sim, reopen=reopen)
+    if sim is not None:
+        _close = driver.close
+
+        def close_all() -> None:
+            _close()
+            sim.close()
+
+        driver.close = close_all  # type: ignore[method-assign]
+    return driver.start()

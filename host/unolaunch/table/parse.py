@@ -1,0 +1,740 @@
+"""Forgiving table input: what a player types -> the scenario format's action dicts.
+
+Pure: no I/O. :func:`parse` turns one line such as ``r5``, ``red 5``, ``skip``,
+``wild blue``, ``attack blue Bob``, ``uno``, ``catch Bob`` or ``challenge`` into either a
+:class:`Move` (one or more action dicts of shared scenario FORMAT.md, e.g.
+``{"by": "Ann", "play": "r5"}``) or a :class:`Command` for the table itself (``undo``,
+``help``, ``fix Bob 5``, ``quit``...). Anything it cannot read raises :class:`ParseError`
+whose one-line message says what to type instead; the game is never touched here.
+
+The :class:`Context` says who is awaited and what colour is to be matched, so that short
+forms work: ``skip`` or ``5`` mean a card of the colour to match, ``red`` answers a colour
+choice, ``press 3`` is a press that shot out three cards.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from unolaunch.errors import UnolaunchError
+
+VARIANTS = ("attack", "mario-kart", "pocket-pizza")
+COLORS = ("red", "yellow", "green", "blue")
+_COLOR_WORDS = {
+    "r": "red",
+    "red": "red",
+    "y": "yellow",
+    "yel": "yellow",
+    "yellow": "yellow",
+    "g": "green",
+    "gr": "green",
+    "grn": "green",
+    "green": "green",
+    "b": "blue",
+    "bl": "blue",
+    "blu": "blue",
+    "blue": "blue",
+}
+_LETTER = {"red": "r", "yellow": "y", "green": "g", "blue": "b"}
+_COLOUR_OF_LETTER = {v: k for k, v in _LETTER.items()}
+_NUMBER_WORDS = {
+    "zero": 0,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+}
+
+# Card kinds, by variant. A coloured kind is written <colour letter><suffix> ("r5", "gS",
+# "bH2"); a wild kind is its whole code ("WH4"). Codes are those of scenario FORMAT.md.
+_COLOURED: dict[str, tuple[str, ...]] = {
+    "attack": ("S", "R", "H2", "DA", "TH"),  # TH: optional edition (ATK-2, ATK-19)
+    "mario-kart": ("S", "R", "+2"),
+    "pocket-pizza": ("S", "R", "+1"),
+}
+_WILDS: dict[str, tuple[str, ...]] = {
+    "attack": ("W", "WH4", "WAA", "WC", "WHF", "WAH"),  # WHF/WAH: optional edition (ATK-2)
+    "mario-kart": ("W+4", "WIB"),
+    "pocket-pizza": ("W", "WDD", "W+2"),
+}
+_NUMBERS: dict[str, range] = {
+    "attack": range(1, 10),  # ATK-1: no 0
+    "mario-kart": range(0, 10),  # MK-1
+    "pocket-pizza": range(1, 10),  # PP-1: no 0
+}
+# Cards that need a target player: Wild Attack-Attack (ATK-15), Trade Hands (ATK-19).
+_NEEDS_TARGET = {"WAA", "TH"}
+
+# Phrases naming a card kind, longest first within a kind. "{d2}" entries depend on the
+# variant (a coloured Draw Two in Mario Kart, the Wild Draw 2 in Pocket Pizza).
+_PHRASES: list[tuple[tuple[str, ...], str]] = [
+    (("wild", "attack", "attack"), "WAA"),
+    (("attack", "attack"), "WAA"),
+    (("attack",), "WAA"),
+    (("waa",), "WAA"),
+    (("aa",), "WAA"),
+    (("wild", "hit", "4"), "WH4"),
+    (("hit", "4"), "WH4"),
+    (("hit4",), "WH4"),
+    (("wh4",), "WH4"),
+    (("h4",), "WH4"),
+    (("wild", "hit", "fire"), "WHF"),
+    (("hit", "fire"), "WHF"),
+    (("hitfire",), "WHF"),
+    (("whf",), "WHF"),
+    (("fire",), "WHF"),
+    (("wild", "all", "hit"), "WAH"),
+    (("all", "hit"), "WAH"),
+    (("allhit",), "WAH"),
+    (("wah",), "WAH"),
+    (("wild", "customizable"), "WC"),
+    (("wild", "custom"), "WC"),
+    (("customizable",), "WC"),
+    (("custom",), "WC"),
+    (("wc",), "WC"),
+    (("wild", "draw", "4"), "W+4"),
+    (("draw", "4"), "W+4"),
+    (("w+4",), "W+4"),
+    (("wd4",), "W+4"),
+    (("+4",), "W+4"),
+    (("d4",), "W+4"),
+    (("wild", "draw", "2"), "W+2"),
+    (("w+2",), "W+2"),
+    (("wd2",), "W+2"),
+    (("wild", "item", "box"), "WIB"),
+    (("item", "box"), "WIB"),
+    (("itembox",), "WIB"),
+    (("wib",), "WIB"),
+    (("box",), "WIB"),
+    (("wild", "dip", "into", "the", "deck"), "WDD"),
+    (("dip", "into", "the", "deck"), "WDD"),
+    (("wild", "dip"), "WDD"),
+    (("dip",), "WDD"),
+    (("wdd",), "WDD"),
+    (("wild",), "W"),
+    (("w",), "W"),
+    (("hit", "2"), "H2"),
+    (("hit2",), "H2"),
+    (("h2",), "H2"),
+    (("hit",), "H2"),
+    (("discard", "all"), "DA"),
+    (("discardall",), "DA"),
+    (("discard",), "DA"),
+    (("da",), "DA"),
+    (("trade", "hands"), "TH"),
+    (("trade",), "TH"),
+    (("th",), "TH"),
+    (("draw", "2"), "{d2}"),
+    (("+2",), "{d2}"),
+    (("d2",), "{d2}"),
+    (("draw", "1"), "+1"),
+    (("+1",), "+1"),
+    (("d1",), "+1"),
+    (("skip",), "S"),
+    (("reverse",), "R"),
+    (("rev",), "R"),
+]
+_FILLER = {"play", "plays", "played", "a", "the", "on", "at", "to", "and", "with", "card", "then"}
+_COMPACT = re.compile(r"^([rygb])(\d|s|r|h2|da|th|\+1|\+2|d1|d2)$")
+_SUFFIX = {"s": "S", "r": "R", "h2": "H2", "da": "DA", "th": "TH", "+1": "+1", "+2": "+2"}
+_SUFFIX.update({"d1": "+1", "d2": "+2"})
+
+KIND_NAMES = {
+    "S": "Skip",
+    "R": "Reverse",
+    "H2": "Hit 2",
+    "DA": "Discard All",
+    "TH": "Trade Hands",
+    "+2": "Draw Two",
+    "+1": "Draw One",
+    "W": "Wild",
+    "WH4": "Wild Hit 4",
+    "WAA": "Wild Attack-Attack",
+    "WC": "Wild Customizable",
+    "WHF": "Wild Hit Fire",
+    "WAH": "Wild All Hit",
+    "W+4": "Wild Draw Four",
+    "WIB": "Wild Item Box",
+    "W+2": "Wild Draw 2",
+    "WDD": "Wild Dip Into The Deck",
+}
+
+
+class ParseError(UnolaunchError, ValueError):
+    """The input could not be read; the message is one line saying what to type instead."""
+
+
+@dataclass(frozen=True)
+class Context:
+    """What the parser needs to know about the position to read short forms.
+
+    ``awaiting_by``/``verbs`` come from the engine's ``awaiting``; ``color`` is the colour
+    to match (``None`` before the first card is known); ``launcher`` is true when presses
+    come from a connected launcher rather than being typed with their card count.
+    """
+
+    variant: str
+    players: tuple[str, ...]
+    awaiting_by: str | None = None
+    verbs: tuple[str, ...] = ()
+    color: str | None = None
+    top: str | None = None
+    launcher: bool = False
+    choice: str | None = None  # what the awaited player owes (Session.choice())
+
+
+@dataclass(frozen=True)
+class Move:
+    """One or more actions (scenario-format dicts) to apply in order."""
+
+    actions: tuple[dict[str, Any], ...]
+
+
+@dataclass(frozen=True)
+class Command:
+    """Something for the table, not a game action: ``undo``, ``help``, ``fix``, ``quit``,
+    ``uno`` (the last player to play says UNO), ``show`` (redraw)."""
+
+    name: str
+    args: tuple[Any, ...] = field(default_factory=tuple)
+
+
+Parsed = Move | Command
+
+
+def tokens_of(text: str) -> list[str]:
+    """Lower-case words of ``text``; ``Bob:`` -> ``bob``, commas are spaces, number words
+    become digits, ``draw two`` -> ``draw 2``."""
+    words = text.replace(",", " ").replace(":", " ").lower().split()
+    return [str(_NUMBER_WORDS[w]) if w in _NUMBER_WORDS else w for w in words]
+
+
+def _player(word: str, players: Sequence[str]) -> str | None:
+    """The player named ``word`` (case-insensitive; a unique prefix of 2+ letters works)."""
+    exact = [p for p in players if p.lower() == word]
+    if exact:
+        return exact[0]
+    if len(word) >= 2:
+        prefixed = [p for p in players if p.lower().startswith(word)]
+        if len(prefixed) == 1:
+            return prefixed[0]
+    return None
+
+
+def _count(word: str) -> int | None:
+    return int(word) if word.isdigit() and len(word) <= 3 else None
+
+
+def _card_kinds(variant: str) -> set[str]:
+    return set(_COLOURED[variant]) | set(_WILDS[variant])
+
+
+def _resolve_kind(kind: str, variant: str) -> str:
+    if kind == "{d2}":
+        return "W+2" if variant == "pocket-pizza" else "+2"
+    return kind
+
+
+def card_code(text: str, ctx: Context, default_color: bool = True) -> str:
+    """Read one card (``r5``, ``red 5``, ``wild``, ``WH4``) as its code; for the cards left
+    in a hand at round end and for cards the table must name (a Wild Item Box's turn-up)."""
+    toks = tokens_of(text)
+    codes = _cards_in(toks, ctx, default_color)
+    if len(codes) != 1:
+        raise ParseError(f"{text.strip()!r} is not one card; write it like r5, 'green skip' or WH4")
+    return codes[0]
+
+
+def _cards_in(toks: list[str], ctx: Context, default_color: bool) -> list[str]:
+    """Every card named in ``toks`` (a space-separated list such as ``r5 g7 wild``)."""
+    cards: list[str] = []
+    i = 0
+    while i < len(toks):
+        code, _named, i = _next_card(toks, i, ctx, default_color)
+        cards.append(code)
+    return cards
+
+
+def _next_card(
+    toks: list[str], i: int, ctx: Context, default_color: bool
+) -> tuple[str, str | None, int]:
+    """Read the card starting at ``toks[i]``: its code, the colour named with it when it
+    is a wild (``wild blue``, ``blue wild``), and the index after it."""
+    pending: str | None = None
+    if toks[i] in _COLOR_WORDS:
+        pending = _COLOR_WORDS[toks[i]]
+        i += 1
+        if i == len(toks):
+            raise ParseError(f"{pending} what? name the card too, e.g. '{pending} 5'")
+    tok = toks[i]
+    m = _COMPACT.match(tok)
+    if m and pending is None:
+        return _coloured_code(_COLOR_WORDS[m.group(1)], m.group(2), ctx), None, i + 1
+    kind, used = _match_kind(toks, i, ctx.variant)
+    if kind is None and tok.isdigit() and len(tok) == 1:
+        kind, used = tok, 1
+    if kind is None:
+        raise ParseError(f"{tok!r} is not a card here; {_examples(ctx.variant)}")
+    i += used
+    if kind.startswith("W"):
+        if pending is None and i < len(toks) and toks[i] in _COLOR_WORDS:
+            pending = _COLOR_WORDS[toks[i]]
+            i += 1
+        return kind, pending, i
+    colour = pending
+    if colour is None and i < len(toks) and toks[i] in _COLOR_WORDS:
+        colour = _COLOR_WORDS[toks[i]]
+        i += 1
+    if colour is None:
+        colour = ctx.color if default_color else None
+    if colour is None:
+        raise ParseError(f"which colour is the {_kind_name(kind)}? e.g. 'red {toks[i - 1]}'")
+    return _coloured_code(colour, kind, ctx), None, i
+
+
+def _kind_of(code: str) -> str:
+    """The kind part of a card code: ``rS`` -> ``S``, ``WH4`` -> ``WH4``."""
+    return code if code.startswith("W") else code[1:]
+
+
+def _kind_name(kind: str) -> str:
+    return KIND_NAMES.get(kind, kind)
+
+
+def _coloured_code(colour: str, kind: str, ctx: Context) -> str:
+    kind = _SUFFIX.get(kind, kind)
+    if kind.isdigit():
+        if int(kind) not in _NUMBERS[ctx.variant]:
+            raise ParseError(
+                f"there is no {colour} {kind} in {ctx.variant} "
+                f"(numbers {_NUMBERS[ctx.variant].start}-9); type the card you played"
+            )
+    elif kind not in _COLOURED[ctx.variant]:
+        raise ParseError(
+            f"{_kind_name(kind)} is not {_a(ctx.variant)} card; {_examples(ctx.variant)}"
+        )
+    return _LETTER[colour] + kind
+
+
+def _match_kind(toks: list[str], i: int, variant: str) -> tuple[str | None, int]:
+    """The card kind named by the phrase starting at ``toks[i]``, and how many words it used."""
+    for phrase, kind in _PHRASES:
+        n = len(phrase)
+        if tuple(toks[i : i + n]) == phrase:
+            resolved = _resolve_kind(kind, variant)
+            if resolved in _card_kinds(variant):
+                return resolved, n
+            if n == 1 and resolved in KIND_NAMES:
+                # A real card of another variant: say so rather than "not a card".
+                raise ParseError(
+                    f"{KIND_NAMES[resolved]} is not {_a(variant)} card; {_examples(variant)}"
+                )
+    return None, 0
+
+
+def _a(variant: str) -> str:
+    return ("an " if variant == "attack" else "a ") + variant
+
+
+def _examples(variant: str) -> str:
+    if variant == "attack":
+        return "try r5, 'green skip', 'hit 2', 'wild blue', 'attack blue Bob', or 'help'"
+    if variant == "mario-kart":
+        return "try r5, 'green skip', '+2', 'wild draw 4 red', 'item box g7', or 'help'"
+    return "try r5, 'green skip', '+1', 'wild blue', 'dip blue', or 'help'"
+
+
+def parse(text: str, ctx: Context) -> Parsed:
+    """Read one line of table input in the position described by ``ctx``.
+
+    Returns a :class:`Move` or a :class:`Command`; raises :class:`ParseError` with a
+    one-line explanation when the line cannot be read.
+    """
+    toks = tokens_of(text)
+    if not toks:
+        return Command("show")
+    by = ctx.awaiting_by
+    # "Bob: r5", "bob r5": an explicit actor.
+    if len(toks) > 1:
+        named = _player(toks[0], ctx.players) if not _is_word(toks[0]) else None
+        if named is not None and toks[1] not in ("has", "=") and not _is_fix(toks):
+            by = named
+            toks = toks[1:]
+    command = _command(toks, ctx)
+    if command is not None:
+        return command
+    head = toks[0]
+    rest = toks[1:]
+    if by is None:
+        raise ParseError("nobody is awaited right now; type 'help' to see what you can do")
+    if ctx.choice in ("top", "turned", "give", "won"):
+        return _table_fact(by, toks, ctx)
+
+    if head in ("press", "p", "pressed"):
+        return _press(by, rest, ctx)
+    if head.isdigit() and "press" in ctx.verbs and not ctx.launcher and "play" not in ctx.verbs:
+        return _press(by, toks, ctx)  # "3": the press shot out three cards
+    if head in ("draw", "d", "drew", "draws") and _is_draw_verb(rest, ctx):
+        n = _count(rest[0]) if rest else 1
+        if n is None or not 1 <= n <= 20:
+            raise ParseError("draw how many? e.g. 'draw' or 'draw 2'")
+        return Move(tuple({"by": by, "draw": True} for _ in range(n)))
+    if head in ("pass", "done", "keep", "end", "ok") and not rest:
+        return Move(({"by": by, "pass": True},))
+    if head in ("challenge", "ch", "chal", "challenged"):
+        return _challenge(by, rest, ctx)
+    if (head in ("accept", "take", "no") and not rest) or toks == ["no", "challenge"]:
+        return Move(({"by": by, "accept": True},))
+    if head in ("catch", "caught", "c"):
+        return _catch(by, rest, ctx)
+    if head in ("choose", "pick", "name", "target"):
+        return _choose(by, rest, ctx)
+    if "choose" in ctx.verbs and "play" not in ctx.verbs and len(toks) == 1:
+        return _choose(by, toks, ctx)
+    return _play(by, toks, ctx)
+
+
+_YES = {"yes", "y", "won", "win", "true", "guilty", "held", "right", "succeeded"}
+_NO = {"no", "n", "lost", "lose", "false", "innocent", "clean", "wrong", "failed"}
+
+
+def _table_fact(by: str, toks: list[str], ctx: Context) -> Move:
+    """A fact only the table knows: the start card, an Item Box's card, a card given,
+    a challenge's outcome (hidden hands, CONTRACTS.md section 1)."""
+    text = " ".join(toks)
+    if ctx.choice == "won":
+        words = [w for w in toks if w not in ("challenge", "the", "it")]
+        if len(words) == 1 and words[0] in _YES | _NO:
+            return Move(({"by": by, "choose": {"won": words[0] in _YES}},))
+        raise ParseError(
+            "did the challenge succeed? type 'won' (the hand held a card that makes it "
+            "succeed) or 'lost'"
+        )
+    key = {"top": "top", "turned": "turned", "give": "give"}[str(ctx.choice)]
+    words = [w for w in toks if w not in _FILLER and w not in ("turned", "is", "was", "top")]
+    try:
+        code = card_code(" ".join(words), ctx, default_color=False)
+    except ParseError:
+        what = {
+            "top": "the card turned up to start the pile",
+            "turned": "the card the Item Box turned up",
+            "give": "the card given",
+        }[key]
+        raise ParseError(
+            f"{text!r} is not one card; type {what}, e.g. r5, 'green skip' or W"
+        ) from None
+    return Move(({"by": by, "choose": {key: code}},))
+
+
+def _is_fix(toks: list[str]) -> bool:
+    return len(toks) == 2 and _count(toks[1]) is not None
+
+
+def _command(toks: list[str], ctx: Context) -> Command | None:
+    head, rest = toks[0], toks[1:]
+    if head in ("undo", "u", "oops", "back"):
+        if not rest:
+            return Command("undo", (1,))
+        n = _count(rest[0])
+        if n is None or n < 1 or len(rest) > 1:
+            raise ParseError("undo how many actions? e.g. 'undo' or 'undo 3'")
+        return Command("undo", (n,))
+    if head in ("help", "?", "h", "commands"):
+        return Command("help", tuple(rest[:1]))
+    if head in ("quit", "exit", "q", "bye"):
+        return Command("quit")
+    if head in ("clear", "stop", "unjam", "reset") and not rest:
+        return Command("clear")
+    if head in ("show", "redraw", "screen", "status", "scores", "score"):
+        return Command("show")
+    if head == "uno" and not rest:
+        return Command("uno")
+    if head in ("fix", "set", "hand", "cards"):
+        return _fix(rest, ctx)
+    # "Bob has 5", "Bob 5", "bob = 5": correct a hand size.
+    named = _player(head, ctx.players)
+    if named is not None and (_is_fix(toks) or (len(toks) == 3 and toks[1] in ("has", "="))):
+        return _fix(toks, ctx)
+    return None
+
+
+def _fix(rest: list[str], ctx: Context) -> Command:
+    words = [w for w in rest if w not in ("has", "=", "to", "cards", "card")]
+    if len(words) == 2:
+        who = _player(words[0], ctx.players)
+        n = _count(words[1])
+        if who is not None and n is not None:
+            return Command("fix", (who, n))
+    names = "/".join(ctx.players)
+    raise ParseError(
+        f"to correct a hand size type 'fix PLAYER N', e.g. 'fix {ctx.players[0]} 5' ({names})"
+    )
+
+
+def _is_draw_verb(rest: list[str], ctx: Context) -> bool:
+    """``draw`` is the verb; ``draw 2`` at a turn where cards may be played is a Draw Two."""
+    if not rest:
+        return True
+    if rest[-1] in ("cards", "card"):
+        return True
+    if len(rest) == 1 and rest[0].isdigit():
+        owed = "play" not in ctx.verbs
+        return owed or ctx.variant == "attack"
+    return False
+
+
+def _press(by: str, rest: list[str], ctx: Context) -> Move:
+    words = [w for w in rest if w not in ("cards", "card", "came", "out")]
+    if not words:
+        return Move(({"by": by, "press": True},))
+    n = _count(words[0])
+    if n is None or len(words) > 1 or n > 112:
+        raise ParseError(
+            "type 'press' or 'press N' where N is how many cards came out, e.g. 'press 3'"
+        )
+    return Move(({"by": by, "press": True, "cards": n},))
+
+
+def _challenge(by: str, rest: list[str], ctx: Context) -> Move:
+    action: dict[str, Any] = {"by": by, "challenge": True}
+    words = [w for w in rest if w not in _FILLER]
+    if words:
+        # The table tells the outcome (hidden hands): "challenge won" / "challenge lost".
+        if words[0] in ("won", "win", "wins", "yes", "guilty", "held"):
+            action["won"] = True
+        elif words[0] in ("lost", "lose", "loses", "no", "innocent", "clean"):
+            action["won"] = False
+        else:
+            raise ParseError("type 'challenge', or 'challenge won' / 'challenge lost' if you know")
+    return Move((action,))
+
+
+def _catch(by: str, rest: list[str], ctx: Context) -> Move:
+    words = [w for w in rest if w not in _FILLER and w not in ("uno", "not", "saying")]
+    if len(words) != 1 or _player(words[0], ctx.players) is None:
+        raise ParseError(
+            f"catch whom? e.g. 'catch {ctx.players[-1]}'; players: {', '.join(ctx.players)}"
+        )
+    caught = _player(words[0], ctx.players)
+    assert caught is not None
+    catcher = by
+    if catcher == caught:
+        # "catch Bob" typed while Bob is awaited: the catcher is someone else at the table.
+        i = ctx.players.index(caught)
+        catcher = ctx.players[(i + 1) % len(ctx.players)]
+    return Move(({"by": catcher, "catch": caught},))
+
+
+def _choose(by: str, rest: list[str], ctx: Context) -> Move:
+    words = [w for w in rest if w not in _FILLER]
+    if len(words) == 1:
+        if words[0] in _COLOR_WORDS:
+            return Move(({"by": by, "choose": {"color": _COLOR_WORDS[words[0]]}},))
+        who = _player(words[0], ctx.players)
+        if who is not None:
+            return Move(({"by": by, "choose": {"target": who}},))
+    raise ParseError(
+        f"choose a colour ({', '.join(COLORS)}) or a player ({', '.join(ctx.players)}), e.g. 'red'"
+    )
+
+
+def _play(by: str, toks: list[str], ctx: Context) -> Move:
+    uno = "uno" in toks
+    words = [w for w in toks if w != "uno" and w not in _FILLER]
+    give: str | None = None
+    if "give" in words or "gives" in words:
+        k = words.index("give") if "give" in words else words.index("gives")
+        give_words = words[k + 1 :]
+        words = words[:k]
+        if give_words:
+            give = card_code(" ".join(give_words), ctx)
+    target: str | None = None
+    kept: list[str] = []
+    for w in words:
+        who = _player(w, ctx.players) if len(w) > 1 and not _is_word(w) else None
+        if who is not None and _COMPACT.match(w) is None:
+            if target is not None:
+                raise ParseError(f"two players named ({target}, {who}); name one target")
+            target = who
+        else:
+            kept.append(w)
+    if not kept:
+        raise ParseError(f"what did {by} play? {_examples(ctx.variant)}")
+    first, colour, i = _next_card(kept, 0, ctx, default_color=True)
+    kind = _kind_of(first)
+    # More cards after the first: an Item Box's turn-up (MK-13) or the cards a Discard
+    # All took out (ATK-12) — facts only the table knows (hidden hands).
+    more_ctx = ctx if kind != "DA" else replace(ctx, color=_COLOUR_OF_LETTER[first[0]])
+    more = _cards_in(kept[i:], more_ctx, default_color=True) if i < len(kept) else []
+    action: dict[str, Any] = {"by": by, "play": first}
+    if first == "WIB":
+        if len(more) > 1:
+            raise ParseError("an Item Box turns up one card; e.g. 'item box g7'")
+        if more:
+            action["turned"] = more[0]
+        if colour is not None:
+            action["color"] = colour  # the colour named if a Bob-omb fires (MK-18)
+        if target is not None:
+            action["target"] = target  # the Green Shell's target, given in advance (MK-16)
+            target = None
+    elif kind == "DA":
+        if more:
+            action["discarded"] = more
+    elif more:
+        raise ParseError("one card at a time, please: type the first card you played")
+    if first.startswith("W") and first != "WIB":
+        if colour is None:
+            raise ParseError(
+                f"name the colour for the {_kind_name(first)}, e.g. '{_wild_word(first)} blue'"
+            )
+        action["color"] = colour
+    if kind in _NEEDS_TARGET:
+        if target is None:
+            others = [p for p in ctx.players if p != by]
+            raise ParseError(
+                f"name the target of the {_kind_name(kind)}, "
+                f"e.g. '{_wild_word(first)} {'blue ' if first == 'WAA' else ''}{others[0]}'"
+            )
+        if target == by:
+            raise ParseError(f"{by} cannot target themselves; name another player")
+        action["target"] = target
+    elif target is not None:
+        raise ParseError(f"the {_kind_name(kind)} takes no target player")
+    if give is not None:
+        if first != "WDD":
+            raise ParseError("only Wild Dip Into The Deck gives a card")
+        action["give"] = give
+    if uno:
+        action["uno"] = True
+    return Move((action,))
+
+
+def _is_word(w: str) -> bool:
+    """A word of the table's own vocabulary (never read as a player's name prefix)."""
+    return w in _COLOR_WORDS or _is_card_word(w) or w in _VERBS
+
+
+_VERBS = {"press", "draw", "pass", "challenge", "accept", "catch", "choose", "undo", "help"}
+_VERBS |= {"fix", "quit", "uno", "give", "take", "done", "keep", "clear", "stop"}
+
+
+def _is_card_word(w: str) -> bool:
+    return any(w in phrase for phrase, _ in _PHRASES) or w.isdigit()
+
+
+def _wild_word(code: str) -> str:
+    return {
+        "WAA": "attack",
+        "WH4": "hit4",
+        "W+4": "wd4",
+        "W+2": "wd2",
+        "WDD": "dip",
+        "WC": "custom",
+        "WHF": "hitfire",
+        "WAH": "allhit",
+    }.get(code, "wild" if code.startswith("W") else "trade")
+
+
+def parse_hand(text: str, ctx: Context) -> list[str] | int:
+    """Read the cards left in a hand at round end: a list of cards (``r5 g7 wild``) or a
+    point total (``37`` or ``37 points``). An empty hand is ``0`` or ``none``."""
+    toks = [t for t in tokens_of(text) if t not in ("points", "point", "pts", "pt")]
+    if not toks:
+        raise ParseError("type the cards left (e.g. 'r5 g7 wild') or their point total (e.g. 37)")
+    if toks in (["none"], ["nothing"], ["empty"]):
+        return 0
+    if len(toks) == 1 and toks[0].isdigit() and len(toks[0]) <= 4:
+        if int(toks[0]) > 2000:
+            raise ParseError("that is more points than a hand can hold; type the total again")
+        return int(toks[0])
+    blind = Context(ctx.variant, ctx.players)  # no colour to match: every card names its own
+    try:
+        return _cards_in(toks, blind, default_color=False)
+    except ParseError as exc:
+        raise ParseError(f"{exc} (or type the hand's point total, e.g. 37)") from None
+
+
+def vocabulary(ctx: Context) -> list[str]:
+    """Words worth completing with Tab in this position."""
+    words = ["help", "undo", "fix", "quit", "uno", "catch"]
+    verbs = set(ctx.verbs)
+    if "press" in verbs:
+        words.append("press")
+    if "draw" in verbs:
+        words.append("draw")
+    if "pass" in verbs:
+        words.append("pass")
+    if "challenge" in verbs:
+        words += ["challenge", "accept"]
+    words += list(COLORS) + list(ctx.players)
+    if "play" in verbs or not verbs:
+        v = ctx.variant
+        words += [
+            {
+                "S": "skip",
+                "R": "reverse",
+                "H2": "hit2",
+                "DA": "discard",
+                "TH": "trade",
+                "+2": "+2",
+                "+1": "+1",
+            }[k]
+            for k in _COLOURED[v]
+        ]
+        words += [_wild_word(k) for k in _WILDS[v]] + ["wild"] * ("W" in _WILDS[v])
+        if v == "mario-kart":
+            words.append("itembox")
+    return list(dict.fromkeys(words))
+
+
+def complete(line: str, ctx: Context) -> list[str]:
+    """Completions for the last word of ``line`` (what readline's Tab offers)."""
+    parts = line.split(" ")
+    last = parts[-1].lower()
+    return [w for w in vocabulary(ctx) if w.lower().startswith(last)]
+
+
+def help_text(ctx: Context) -> str:
+    """The table's help, for the variant in play."""
+    v = ctx.variant
+    p = ctx.players
+    other = p[1] if len(p) > 1 else p[0]
+    lines = [
+        "Type what the awaited player did (or 'NAME: ...' for someone else):",
+        "  r5, 'red 5', '5' (colour to match), 'green skip', 'skip', 'reverse'",
+    ]
+    if v == "attack":
+        lines += [
+            f"  'hit 2', 'discard all', 'wild blue', 'hit4 red', 'attack blue {other}'",
+            "  press            a press of the launcher (no launcher: 'press 3': 3 cards came out)",
+        ]
+    elif v == "mario-kart":
+        lines += [
+            "  '+2', 'wd4 red', 'item box g7' (name the card the Item Box turned up)",
+            "  draw             draw one card (and 'pass' to keep it)",
+            "  challenge / accept   answer a Wild Draw Four",
+        ]
+    else:
+        lines += [
+            "  '+1', 'wild blue', 'wd2 red', 'dip blue'",
+            "  draw             draw one card (and 'pass' to keep it)",
+            "  challenge / accept   answer a Wild Draw 2",
+        ]
+    lines += [
+        "  pass             end the turn without (further) playing",
+        "  'r5 uno' / uno   say UNO with (or just after) the second-to-last card",
+        f"  catch {other:<10} catch a player who did not say UNO",
+        "  red / NAME       answer a choice the game asks for (a colour or a player)",
+        f"  fix {other} 5       correct a hand size",
+        "  undo [N]         take back the last action(s);  quit  stop here (--resume later)",
+        "  clear            after clearing a jam or reloading the launcher",
+    ]
+    return "\n".join(lines)

@@ -1,0 +1,354 @@
+"""A game at the table: the rules engine in hidden-hands mode, kept in the journal.
+
+The table does not see anyone's cards, so the engine runs with ``hidden_hands=True``
+(CONTRACTS.md section 1): hands are counts, a played card is trusted, and facts only the
+table knows come with the actions (the start card, a press's card count, an Item Box's
+card, a challenge's outcome, the cards left at round end).
+
+:class:`Session` is the one place that changes the game: every action goes through
+:meth:`Session.apply`, which applies it to the engine and stores it in the journal in
+the same step (the engine's state is rolled back if the journal cannot be written). The
+same entries replayed on a fresh engine give back the position exactly, which is how
+``--resume`` works. Everything here is thread-safe: the launcher's events arrive on
+another thread.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from unolaunch.cards import parse_card
+from unolaunch.errors import UnolaunchError
+from unolaunch.rules import Effect, Game, IllegalMoveError
+from unolaunch.rules import engine as E
+from unolaunch.table.journal import GameRecord, Journal
+from unolaunch.table.parse import Context
+
+#: What the awaited player is asked for, by the engine's pending obligation.
+_CHOICE = {
+    E.OB_PRESS: "press",
+    E.OB_UNTIL: "until",
+    E.OB_CHALLENGE: "challenge",
+    E.OB_COLOR: "color",
+    E.OB_TARGET: "target",
+    E.OB_GIVE: "give",
+    E.OB_TOP: "top",
+    E.OB_REVEAL: "reveal",
+    E.OB_TURNED: "turned",
+    E.OB_VERDICT: "won",
+}
+
+
+class TableError(UnolaunchError):
+    """An action the table cannot take now (the message says what to do instead)."""
+
+
+@dataclass(frozen=True)
+class Arming:
+    """What the launcher must be armed for: ``player``, ``presses`` and the firmware's mode
+    (``random``, or ``until_card`` for Wild Hit Fire, ATK-17). ``None`` means disarmed."""
+
+    player: str
+    presses: int
+    mode: str = "random"
+
+
+class Session:
+    """One game: engine + journal. Create with :meth:`start` or :meth:`resume`."""
+
+    def __init__(self, journal: Journal, record: GameRecord, game: Game) -> None:
+        self.journal = journal
+        self.record = record
+        self.game = game
+        self.lock = threading.RLock()
+        self.uno_said: set[str] = set()
+
+    # ------------------------------------------------------------------ creation
+    @classmethod
+    def start(
+        cls,
+        journal: Journal,
+        variant: str,
+        players: Sequence[str],
+        options: Mapping[str, Any] | None = None,
+        seed: int | None = None,
+        dealer: str | None = None,
+        port: str | None = None,
+    ) -> Session:
+        """Start and store a new game (first dealer: ``dealer``, else chosen by the engine)."""
+        seed = random.SystemRandom().randrange(2**31) if seed is None else seed
+        opts = dict(options or {})
+        game = _new_game(variant, players, opts, seed, dealer)
+        gid = journal.new_game(
+            variant, list(players), opts, seed, port, dealer=game.players[game.dealer]
+        )
+        return cls(journal, journal.game(gid), game)
+
+    @classmethod
+    def resume(cls, journal: Journal, game_id: int | None = None) -> Session:
+        """Rebuild a stored game by replaying its journal (the latest unfinished game when
+        ``game_id`` is None)."""
+        if game_id is None:
+            record = journal.latest_unfinished()
+            if record is None:
+                raise UnolaunchError(
+                    "there is no unfinished game to resume; start one with "
+                    "'unolaunch play --variant attack --players Ann,Bob' ('unolaunch history' "
+                    "lists past games)"
+                )
+        else:
+            record = journal.game(game_id)
+        game = _new_game(record.variant, record.players, record.options, record.seed, record.dealer)
+        session = cls(journal, record, game)
+        for entry in journal.entries(record.id):
+            try:
+                session._replay(entry.kind, entry.data)
+            except (IllegalMoveError, ValueError) as exc:
+                raise UnolaunchError(
+                    f"game {record.id} cannot be replayed at entry {entry.seq} ({exc}); "
+                    "it was stored by an incompatible version — 'unolaunch history "
+                    f"{record.id}' shows its log"
+                ) from None
+        return session
+
+    def _replay(self, kind: str, data: dict[str, Any]) -> None:
+        g = self.game
+        if kind == "action":
+            g.apply(data)
+            self._track_uno(data)
+        elif kind == "undo":
+            g.undo(int(data.get("n", 1)))
+        elif kind == "deal":
+            g.next_round()
+        else:
+            raise ValueError(f"unknown journal entry kind {kind!r}")
+
+    # ------------------------------------------------------------------ reading
+    @property
+    def id(self) -> int:
+        """The game's number in the journal."""
+        return self.record.id
+
+    @property
+    def variant(self) -> str:
+        """``attack``, ``mario-kart`` or ``pocket-pizza``."""
+        return self.game.variant
+
+    @property
+    def players(self) -> tuple[str, ...]:
+        """Players in seating order."""
+        return self.game.players
+
+    def snapshot(self) -> dict[str, Any]:
+        """The engine's snapshot (CONTRACTS.md section 1 keys, plus dealer, round, owed)."""
+        with self.lock:
+            return self.game.snapshot()
+
+    def choice(self) -> str | None:
+        """What the awaited player owes: ``press``, ``until``, ``challenge``, ``color``,
+        ``target``, ``give``, ``top``, ``reveal``, ``turned``, ``won``; ``None`` on a turn."""
+        with self.lock:
+            pending = self.game.pending
+            return _CHOICE.get(pending[0][0]) if pending else None
+
+    def presses_owed(self) -> int:
+        """Presses the awaited player owes right now (0 when none are owed)."""
+        with self.lock:
+            pending = self.game.pending
+            if pending and pending[0][0] == E.OB_PRESS:
+                return int(pending[0][2])
+            return 0
+
+    def context(self) -> Context:
+        """The parser's view of the position."""
+        with self.lock:
+            g = self.game
+            aw = g.awaiting or {}
+            snap = g.snapshot()
+            return Context(
+                variant=g.variant,
+                players=g.players,
+                awaiting_by=aw.get("by"),
+                verbs=tuple(aw.get("verbs", ())),
+                color=snap["color"],
+                top=snap["top"],
+                choice=self.choice(),
+            )
+
+    def arming(self) -> Arming | None:
+        """What the launcher must be armed for now (ATK-25, ATK-26): exactly the player
+        awaited and the presses the rules demand; ``None`` when no press is allowed."""
+        with self.lock:
+            g = self.game
+            if g.variant != "attack":
+                return None
+            aw = g.awaiting
+            if not aw or "press" not in aw["verbs"]:
+                return None
+            pending = g.pending
+            if pending and pending[0][0] == E.OB_PRESS:
+                return Arming(aw["by"], int(pending[0][2]))
+            if pending and pending[0][0] == E.OB_UNTIL:
+                return Arming(aw["by"], 1, "until_card")  # ATK-17
+            return Arming(aw["by"], 1)  # ATK-5: a normal turn's press
+
+    # ------------------------------------------------------------------ changing
+    def _summary(self) -> dict[str, Any]:
+        g = self.game
+        snap = g.snapshot()
+        return {
+            "scores": snap["scores"],
+            "round_no": snap["round"],
+            "winner": snap["game_winner"],
+            "finished": g.game_over,
+        }
+
+    def apply(self, action: Mapping[str, Any]) -> list[Effect]:
+        """Apply one action and journal it; ``IllegalMoveError`` leaves everything as it was."""
+        data = dict(action)
+        with self.lock:
+            effects = self.game.apply(data)
+            try:
+                self.journal.append(self.id, "action", data, **self._summary())
+            except BaseException:
+                self.game.undo()
+                raise
+            self._track_uno(data)
+            return effects
+
+    def _track_uno(self, data: Mapping[str, Any]) -> None:
+        by = data.get("by")
+        if data.get("play") and data.get("uno"):
+            self.uno_said.add(str(by))
+        elif data.get("play") or "catch" in data:
+            self.uno_said.discard(str(data.get("catch") or by))
+
+    def apply_all(self, actions: Sequence[Mapping[str, Any]]) -> list[Effect]:
+        """Apply several actions in order (e.g. ``draw 2``); stops at the first refused."""
+        effects: list[Effect] = []
+        for a in actions:
+            effects += self.apply(a)
+        return effects
+
+    def undo(self, n: int = 1) -> None:
+        """Take back the last ``n`` actions or deals, journaled."""
+        with self.lock:
+            depth = self.game.undo_depth
+            if n > depth:
+                raise TableError(
+                    f"only {depth} action(s) can be taken back" if depth else "nothing to undo yet"
+                )
+            self.game.undo(n)
+            try:
+                self.journal.append(self.id, "undo", {"n": n}, **self._summary())
+            except BaseException:
+                self._rebuild()
+                raise
+            self.uno_said = set()
+
+    def _rebuild(self) -> None:
+        fresh = Session.resume(self.journal, self.id)
+        self.game = fresh.game
+
+    def next_round(self) -> list[Effect]:
+        """Deal the next round (the deal passes left, COM-4), journaled."""
+        with self.lock:
+            effects = self.game.next_round()
+            try:
+                self.journal.append(self.id, "deal", {}, **self._summary())
+            except BaseException:
+                self.game.undo()
+                raise
+            self.uno_said = set()
+            return effects
+
+    def say_uno(self) -> list[Effect]:
+        """``uno`` typed just after a play: the last play becomes a play with UNO said
+        (COM-6), journaled as undo + the amended play."""
+        with self.lock:
+            entries = self.journal.entries(self.id)
+            last = _last_action(entries)
+            if last is None or "play" not in last or last.get("uno"):
+                raise TableError(
+                    "say UNO together with the card, e.g. 'r5 uno' (nothing to add it to now)"
+                )
+            amended = dict(last, uno=True)
+            self.game.undo()
+            try:
+                effects = self.game.apply(amended)
+            except IllegalMoveError:
+                self.game.apply(last)
+                raise TableError(
+                    f"{last['by']} did not play their second-to-last card; UNO is said with it"
+                ) from None
+            try:
+                self.journal.append_many(
+                    self.id, [("undo", {"n": 1}), ("action", amended)], **self._summary()
+                )
+            except BaseException:
+                self._rebuild()
+                raise
+            self.uno_said.add(str(last["by"]))
+            return effects
+
+    def correct(self, player: str, size: int) -> list[Effect]:
+        """Correct a hand size (journaled and undoable)."""
+        by = (self.game.awaiting or {}).get("by") or player
+        return self.apply({"by": by, "correct": {player: size}})
+
+    def reveal(self, left: Mapping[str, list[str] | int]) -> list[Effect]:
+        """Round end: the cards (a list of codes) or point total left in each other hand
+        (COM-8). Mixed answers are sent as point totals."""
+        with self.lock:
+            aw = self.game.awaiting
+            if self.choice() != "reveal" or not aw:
+                raise TableError("the round is not waiting for the cards left in the hands")
+            if all(isinstance(v, list) for v in left.values()):
+                choice: dict[str, Any] = {"hands": {p: list(v) for p, v in left.items()}}  # type: ignore[arg-type]
+            else:
+                choice = {"points": {p: self.points_of(v) for p, v in left.items()}}
+            return self.apply({"by": aw["by"], "choose": choice})
+
+    def points_of(self, left: list[str] | int) -> int:
+        """Point value of a hand given as cards (values per variant) or as a total."""
+        if isinstance(left, int):
+            return left
+        return sum(self.game.points[parse_card(c)] for c in left)
+
+
+def _last_action(entries: Sequence[Any]) -> dict[str, Any] | None:
+    """The last action still in effect after the journal's undos (None after a deal)."""
+    stack: list[dict[str, Any] | None] = []
+    for e in entries:
+        if e.kind == "action":
+            stack.append(e.data)
+        elif e.kind == "deal":
+            stack.append(None)
+        elif e.kind == "undo":
+            del stack[len(stack) - int(e.data.get("n", 1)) :]
+    return stack[-1] if stack else None
+
+
+def _new_game(
+    variant: str,
+    players: Sequence[str],
+    options: Mapping[str, Any],
+    seed: int,
+    dealer: str | None,
+) -> Game:
+    try:
+        return Game.new(
+            variant,
+            list(players),
+            options=dict(options),
+            rng=random.Random(seed),
+            launcher=None,
+            hidden_hands=True,
+            dealer=dealer,
+        )
+    except ValueError as exc:
+        raise UnolaunchError(f"cannot start the game: {exc}") from None
