@@ -165,7 +165,9 @@ def test_the_project_does_not_read_shared_material() -> None:
 
 
 # Rules a single-round scenario cannot express, with the test that covers them instead.
-NOT_IN_SCENARIOS = {"MK-7": "test_rules_game.py::test_com4_mk7_deal_passes_left_and_scores_accumulate"}
+NOT_IN_SCENARIOS = {
+    "MK-7": "test_rules_game.py::test_com4_mk7_deal_passes_left_and_scores_accumulate"
+}
 
 
 def test_every_rule_id_has_a_scenario() -> None:
