@@ -382,3 +382,14 @@ def test_sim_command_prints_the_device_and_takes_commands(tiny_firmware: Path) -
     assert "USB unplugged" in err and "USB plugged in" in err
     assert "Traceback" not in err
     assert not os.path.lexists(link)
+
+
+def test_start_failures_are_one_clear_error(tiny_firmware: Path, run_cli: Any) -> None:
+    with pytest.raises(SimError, match="cannot start /nonexistent/micropython"):
+        SimulatedLauncher(
+            firmware_dir=tiny_firmware, micropython="/nonexistent/micropython"
+        ).start()
+    proc = run_cli("sim", "--cards", "-1")
+    assert proc.returncode == 2 and "--cards must be between 0 and 500" in proc.stderr
+    proc = run_cli("sim", "--flash-dir", str(tiny_firmware.parent / "empty"), input="quit\n")
+    assert proc.returncode in (0, 1) and "Traceback" not in proc.stderr

@@ -138,6 +138,9 @@ class LauncherClient:
         self.info: dict[str, Any] = {}
         #: How many times the link was restored after the launcher went away or rebooted.
         self.reconnects = 0
+        #: Config keys changed since boot that take effect after :meth:`reset` (from the
+        #: last ``config_get``/``config_set``).
+        self.restart_needed: list[str] = []
         self._ser: serial.SerialBase | None = None
         self._parser = LineParser()
         self._lock = threading.RLock()
@@ -259,7 +262,9 @@ class LauncherClient:
 
     def config_get(self) -> dict[str, Any]:
         """The launcher's whole configuration."""
-        config = self.request("config_get").get("config")
+        reply = self.request("config_get")
+        self.restart_needed = list(reply.get("restart_needed") or [])
+        config = reply.get("config")
         if not isinstance(config, dict):
             raise BadReplyError("the launcher's config_get reply has no config object", self.port)
         return config
@@ -267,14 +272,37 @@ class LauncherClient:
     def config_set(self, config: dict[str, Any]) -> dict[str, Any]:
         """Change some configuration keys (validated, then saved atomically on the board);
         returns the whole new configuration. Refusals raise :class:`ConfigInvalidError`."""
-        new = self.request("config_set", config=config).get("config")
+        reply = self.request("config_set", config=config)
+        self.restart_needed = list(reply.get("restart_needed") or [])
+        new = reply.get("config")
         if not isinstance(new, dict):
             raise BadReplyError("the launcher's config_set reply has no config object", self.port)
         return new
 
     def stop(self) -> dict[str, Any]:
-        """Motor off at once, burst cancelled, fault cleared."""
+        """Motor off at once, burst cancelled (its ``eject`` says ``cancelled``), fault
+        cleared; an arming stays."""
         return self.request("stop")
+
+    def reset(self, timeout: float = 10.0) -> None:
+        """Reset the board (``machine.reset()``, e.g. after changing pins) and wait up to
+        ``timeout`` seconds for it to come back; the handshake is redone and what was armed
+        is restored. A real Pico leaves USB while it resets: that needs ``reconnect``."""
+        with self._lock:
+            self._ensure_connected()
+            deadline = time.monotonic() + timeout
+            try:
+                # Going down before its reply got out is a reset too.
+                with contextlib.suppress(_Rebooted, NoReplyError):
+                    self._check("reset", self._exchange("reset", {}, self.timeout))
+                while not self._rebooted:
+                    if time.monotonic() >= deadline:
+                        raise NoReplyError(self.port, "reset (waiting for it to boot)", timeout)
+                    self._pump(deadline, max_wait=_SLICE_S)
+            except _Lost as exc:
+                self._handle_lost(str(exc))
+                return
+            self._handle_reboot("the launcher was reset")
 
     # ------------------------------------------------------------------ events
     def next_event(self, timeout: float | None = None) -> EventDict | None:
@@ -631,7 +659,7 @@ class LauncherClient:
             )
         self._reconnect()
 
-    def _handle_reboot(self) -> None:
+    def _handle_reboot(self, what: str = "the launcher restarted (reset or power dip)") -> None:
         """The board announced a fresh boot: shake hands again and restore."""
         self._rebooted = False
         self._burst = None
@@ -643,7 +671,7 @@ class LauncherClient:
         except _Lost as exc:
             self._handle_lost(str(exc))
             return
-        self._restored("the launcher restarted (reset or power dip)", started, done, "reset")
+        self._restored(what, started, done, "reset")
 
     def _handle_silence(self) -> None:
         """No reply: ask hello once; if it answers, restore what might have been lost."""
