@@ -501,3 +501,16 @@ def test_a_jam_names_the_player_who_pressed() -> None:
     rig.run(400)
     fault = rig.events("fault")[-1]
     assert (fault["code"], fault["player"], fault["n"]) == ("jam", "Dee", 1)
+
+
+def test_a_fault_on_the_last_owed_press_still_ends_the_arming() -> None:
+    rig = Rig(jam_ms=200)
+    rig.req("arm", player="Eve", presses=1, mode="exact", cards=3)
+    rig.l.on_press(rig.t)
+    rig.sensor.is_blocked = True  # type: ignore[union-attr]
+    rig.run(400)
+    assert rig.events("fault")[-1]["code"] == "jam"
+    assert [e["player"] for e in rig.events("done")] == ["Eve"]
+    rig.req("stop")
+    rig.l.on_press(rig.t)  # nobody owes a press any more: a foul, no burst
+    assert rig.events("foul")[-1]["reason"] == "not_armed" and not rig.motor.running

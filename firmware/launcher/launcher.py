@@ -102,7 +102,7 @@ class Launcher:
             return
         if self.mode == HOSTED:
             a = self.arming
-            if a is None:
+            if a is None or a["owed"] <= 0:
                 self._event("foul", {"n": n, "reason": "not_armed", "player": None})
                 return
             cards = self._plan(a["mode"], a["cards"])
@@ -212,7 +212,8 @@ class Launcher:
         self._event("eject", ev)
         if fault:
             self._fault(fault, None, b)
-        if a is not None and a["owed"] <= 0 and not fault and a is self.arming:
+        if a is not None and a["owed"] <= 0 and a is self.arming:
+            # the last owed press is served, even if its burst faulted: never a press more
             self.arming = None
             self._event("done", {"player": b["player"]})
 
