@@ -334,3 +334,27 @@ def test_a_storm_of_exceptions_resets_the_board() -> None:
         assert fw.proc.wait(timeout=10) == 0
         assert fw.hw_events(0.3)[-1] == {"hw": "reset", "cause": "reset"}
         assert len([e for e in fw.drain() + fw.events if e.get("code") == "internal"]) > 5
+
+
+def test_fake_timer_calls_back_periodically_and_one_shot(tmp_path: Path) -> None:
+    script = tmp_path / "timers.py"
+    script.write_text(
+        "import machine, time\n"
+        "n = [0, 0]\n"
+        "def tick(t):\n"
+        "    n[0] += 1\n"
+        "def once(t):\n"
+        "    n[1] += 1\n"
+        "machine.Timer(mode=machine.Timer.PERIODIC, period=10, callback=tick)\n"
+        "machine.Timer(mode=machine.Timer.ONE_SHOT, period=20, callback=once)\n"
+        "end = time.ticks_add(time.ticks_ms(), 205)\n"
+        "while time.ticks_diff(end, time.ticks_ms()) > 0:\n"
+        "    machine.idle()\n"
+        "print(n[0], n[1])\n"
+    )
+    env = dict(os.environ, MICROPYPATH=str(SIM_BOARD))
+    proc = subprocess.run(
+        [micropython_exe(), str(script)], env=env, capture_output=True, text=True, timeout=20
+    )
+    periodic, one_shot = map(int, proc.stdout.split())
+    assert 15 <= periodic <= 20 and one_shot == 1

@@ -85,6 +85,7 @@ class App:
         self.step_us_max = 0
         self.raw_down_at = -1  # the iteration in which the button contact first closed
         self.press_iters = -1  # loop iterations from contact to motor on, last press
+        self.press_ms = -1  # the same in milliseconds
         self.launcher.perf = self.perf
 
     def emit(self, msg):
@@ -117,6 +118,7 @@ class App:
             "step_us_avg": self.step_us_total // n,
             "step_us_max": self.step_us_max,
             "press_to_motor_iters": self.press_iters,
+            "press_to_motor_ms": self.press_ms,
         }
 
     def step(self):
@@ -129,6 +131,7 @@ class App:
             self.launcher.on_press(self.button.changed_at)
             if self.motor.running:
                 self.press_iters = self.iterations - self.raw_down_at
+                self.press_ms = time.ticks_diff(now, self.button.changed_at)
             busy = True
         elif self.button._raw and not was_raw:
             self.raw_down_at = self.iterations
