@@ -674,7 +674,7 @@ def hello(port: str, timeout: float = HELLO_TIMEOUT_S) -> dict[str, Any]:
     last: Exception | None = None
     while time.monotonic() < deadline:
         try:
-            client = open_launcher(port, timeout=2.0)
+            client = open_launcher(port, timeout=0.5)
         except LinkError as exc:
             last = exc
             time.sleep(0.2)
