@@ -199,7 +199,10 @@ def _unusable(exc):
 
 def main():
     """Boot: motor off, config, safe-mode check, then the launcher loop."""
-    cfg, status, errors = config.load()
+    try:
+        cfg, status, errors = config.load()
+    except Exception as e:  # never expected; but a bad file must not stop the launcher
+        cfg, status, errors = dict(config.DEFAULTS), "defaults:corrupt", [("file", repr(e)[:100])]
     try:
         board.motor_pins_low(cfg)
         held = board.button_held(cfg)
