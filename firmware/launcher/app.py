@@ -234,4 +234,5 @@ def main():
     finally:
         if app is not None:
             app.motor.off()
+            app.feedback.off()  # no tone left sounding at the REPL
         board.motor_pins_low(cfg)
