@@ -155,8 +155,11 @@ def main() -> int:
         print("== RAM after boot, -X heapsize=192K (budget: >= 120 KB free)")
         for label, fw_dir in (("from .py", FIRMWARE), ("from .mpy", mpy_flash(Path(tmp) / "f"))):
             perf = ram_after_boot(fw_dir)
-            free, alloc = perf["mem_free"], perf["mem_alloc"]
-            print(f"  {label:9s}: {free} B free ({free / 1024:.1f} KB), {alloc} B in use")
+            boot, free = perf["mem_free_boot"], perf["mem_free"]
+            print(
+                f"  {label:9s}: {boot} B free after boot ({boot / 1024:.1f} KB); "
+                f"{free} B ({free / 1024:.1f} KB) while serving a status request"
+            )
         print("  (in use includes the simulated board's fake machine module, ~16 KB, which is")
         print("   native code on a real Pico)")
 

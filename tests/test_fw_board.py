@@ -304,7 +304,8 @@ def test_ram_after_boot_in_a_pico_sized_heap_and_loop_figures() -> None:
         fw.control("press")
         fw.wait_event("eject")
         perf = fw.request("status", perf=True)["perf"]
-        assert perf["mem_free"] >= 120 * 1024, perf
+        assert perf["mem_free_boot"] >= 120 * 1024, perf
+        assert perf["mem_free"] >= 115 * 1024, perf  # and still plenty after a burst
         assert perf["iterations"] > 0 and perf["step_us_max"] >= perf["step_us_avg"] > 0
         # the press is acted on in the iteration that completes the debounce
         assert 1 <= perf["press_to_motor_iters"] <= 200
