@@ -21,6 +21,7 @@ from typing import Any
 
 from unolaunch.errors import UnolaunchError
 from unolaunch.rules import IllegalMoveError
+from unolaunch.table.app import effect_text
 from unolaunch.table.session import Arming, Session
 
 #: notify(notice, warning): a line for the log and the warning to show ("" clears it).
@@ -270,7 +271,7 @@ class LinkedLauncher:
                 f"correct {player}'s hand with 'fix {player} N'",
             )
             return
-        text = "; ".join(str(e) for e in effects) or f"{player} pressed: {cards} card(s)"
+        text = "; ".join(effect_text(e) for e in effects) or f"{player} pressed"
         self.sync()
         self.notify(f"{player} presses: {cards} card{'s' if cards != 1 else ''} out · {text}", "")
 
