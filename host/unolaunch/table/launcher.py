@@ -28,8 +28,8 @@ from unolaunch.table.session import Arming, Session
 Notify = Callable[[str | None, str | None], None]
 
 FAULT_HELP = {
-    "jam": "the launcher is jammed: open it, pull out the stuck card(s), put them in the "
-    "player's hand, then type 'clear'",
+    "jam": "the launcher is jammed: open it and pull out the stuck card(s); give them to "
+    "the player who pressed ('fix NAME N' for the new count), then type 'clear'",
     "empty": "the launcher is empty: shuffle the discard pile except its top card into the "
     "launcher (ATK-22), then type 'clear'",
     "motor_timeout": "the motor ran too long without finishing: check the gears and the "
@@ -80,8 +80,26 @@ class LinkedLauncher:
 
     def start(self) -> LinkedLauncher:
         """Start listening to the launcher's events."""
+        self._watch(self.client)
         self._thread.start()
         return self
+
+    def _watch(self, client: Any) -> None:
+        # The client reports a lost link at once (then spends a while reconnecting while
+        # holding the port): stop talking to it until it is back.
+        on_event = getattr(client, "on_event", None)
+        if on_event is not None:
+            on_event(self._on_link_event)
+
+    def _on_link_event(self, ev: dict[str, Any]) -> None:
+        if ev.get("event") == "link" and ev.get("state") == "lost":
+            with self._lock:
+                self.connected = False
+            self.notify(
+                "lost the launcher",
+                "the launcher is disconnected: plug it back in (it is re-armed by itself); "
+                "meanwhile a press can be typed as 'press N' (N = cards that came out)",
+            )
 
     # ------------------------------------------------------------------ arming
     def status(self) -> str:
@@ -192,6 +210,7 @@ class LinkedLauncher:
                 client = self.reopen()
             except UnolaunchError:
                 continue
+            self._watch(client)
             with self._lock:
                 self.client = client
                 self.connected = True
@@ -232,6 +251,14 @@ class LinkedLauncher:
                 self.fault = None
                 self.armed = None
             self.sync()
+        elif name == "link" and ev.get("state") == "restored":
+            with self._lock:
+                self.connected = True
+                self.fault = None
+                armed = getattr(self.client, "armed", None)
+                self.armed = _arming_of(armed) if isinstance(armed, Mapping) else None
+            self.sync()
+            self.notify(str(ev.get("message") or "launcher reconnected"), "")
         elif name == "boot":
             # The board restarted (reset, watchdog, replug): it forgot its arming.
             with self._lock:
@@ -274,6 +301,14 @@ class LinkedLauncher:
         text = "; ".join(effect_text(e) for e in effects) or f"{player} pressed"
         self.sync()
         self.notify(f"{player} presses: {cards} card{'s' if cards != 1 else ''} out · {text}", "")
+
+
+def _arming_of(armed: Mapping[str, Any]) -> Arming | None:
+    """The client's idea of what is armed, as an :class:`Arming`."""
+    player, presses = armed.get("player"), armed.get("presses")
+    if not isinstance(player, str) or not isinstance(presses, int) or presses < 1:
+        return None
+    return Arming(player, presses, str(armed.get("mode") or "random"))
 
 
 def connect(port: str, session: Session, notify: Notify) -> LinkedLauncher:
