@@ -16,8 +16,8 @@ the real serial link. Every draw is a press of the simulated button, armed by th
 exactly the player and presses the rules demand; the cards come out of the simulated
 launcher's magazine. Prints a running log and the final scores.
 
-The firmware's card timing is shortened for the demo (20 ms per card, no motor ramp), so a
-game to 500 points takes a minute or two.
+The launcher is tuned for the demo with config_set (motor at full duty, no soft-start
+ramp, 300 ms jam timeout), so a game to 500 points takes about a minute.
 
 examples:
   unolaunch demo
@@ -66,6 +66,11 @@ def run(args: argparse.Namespace) -> int:
         f"{'s' if result.rounds != 1 else ''}: {result.presses} presses of the launcher, "
         f"{result.cards_launched} cards launched, {result.seconds:.1f} s."
     )
+    if result.missed:
+        console.print(
+            f"({result.missed} button press(es) were not seen by the simulated board and "
+            "were pressed again)"
+        )
     console.print("Final scores:")
     for name, pts in sorted(result.scores.items(), key=lambda kv: -kv[1]):
         console.print(f"  {name:<6} {pts:>4}")
