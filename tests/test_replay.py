@@ -162,3 +162,23 @@ def test_missing_file_is_exit_2(run_cli: RunCli, tmp_path: Path) -> None:
 def test_the_project_does_not_read_shared_material() -> None:
     for path in FILES:
         assert "../shared" not in path.read_text()
+
+
+# Rules a single-round scenario cannot express, with the test that covers them instead.
+NOT_IN_SCENARIOS = {
+    "MK-7": "test_rules_game.py::test_com4_mk7_deal_passes_left_and_scores_accumulate"
+}
+
+
+def test_every_rule_id_has_a_scenario() -> None:
+    import re
+
+    ids: set[str] = set()
+    for md in (SCENARIOS / "rules").glob("*.md"):
+        ids |= set(re.findall(r"\b(?:COM|ATK|MK|PP)-\d+\b", md.read_text()))
+    assert len(ids) == 79
+    cited: set[str] = set()
+    for path in FILES:
+        cited |= set(json.loads(path.read_text()).get("rules", []))
+    assert cited <= ids, cited - ids  # no scenario cites a rule that does not exist
+    assert ids - cited == set(NOT_IN_SCENARIOS)

@@ -354,7 +354,7 @@ def test_sim_command_prints_the_device_and_takes_commands(tiny_firmware: Path) -
         assert os.path.realpath(link) == device
         with open_port(device) as ser:
             assert request(ser, 1)["cards"] == 9
-            proc.stdin.write("press\nfrobnicate\nhold 300\n")
+            proc.stdin.write("press\nfrobnicate\nreplug\nhold 300\n")
             proc.stdin.flush()
             assert read_json(ser, {"event": "ctl", "words": ["press", "300"]})["cards"] == 7
         proc.stdin.write("unplug\nreplug\n")
@@ -379,6 +379,18 @@ def test_sim_command_prints_the_device_and_takes_commands(tiny_firmware: Path) -
     err = proc.stderr.read()
     assert "card out (8 left)" in err
     assert "unknown command 'frobnicate'" in err
+    assert "already plugged in" in err
     assert "USB unplugged" in err and "USB plugged in" in err
     assert "Traceback" not in err
     assert not os.path.lexists(link)
+
+
+def test_start_failures_are_one_clear_error(tiny_firmware: Path, run_cli: Any) -> None:
+    with pytest.raises(SimError, match="cannot start /nonexistent/micropython"):
+        SimulatedLauncher(
+            firmware_dir=tiny_firmware, micropython="/nonexistent/micropython"
+        ).start()
+    proc = run_cli("sim", "--cards", "-1")
+    assert proc.returncode == 2 and "--cards must be between 0 and 500" in proc.stderr
+    proc = run_cli("sim", "--flash-dir", str(tiny_firmware.parent / "empty"), input="quit\n")
+    assert proc.returncode in (0, 1) and "Traceback" not in proc.stderr

@@ -60,6 +60,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="also make PATH a symlink to the device; it follows the device across unplug/replug",
     )
     parser.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="also report every motor speed change, the buzzer and the LED",
+    )
+    parser.add_argument(
         "--flash-dir",
         metavar="DIR",
         help="keep the board's flash (firmware, config) in DIR between runs; "
@@ -108,12 +114,30 @@ def describe(ev: dict[str, Any]) -> str:
 
 
 class _Reporter:
-    def __init__(self, stream: TextIO) -> None:
+    """Hardware reports on stderr: by default the motor starting and stopping, cards, jams,
+    reboots and the cable; ``verbose`` adds every motor speed change, buzzer and LED."""
+
+    def __init__(self, stream: TextIO, verbose: bool = False) -> None:
         self.stream = stream
+        self.verbose = verbose
         self.t0 = time.monotonic()
         self.lock = threading.Lock()
+        self.motor_on = False
 
     def __call__(self, ev: dict[str, Any]) -> None:
+        kind = ev.get("hw")
+        if not self.verbose:
+            if kind in ("buzzer", "led"):
+                return
+            if kind == "motor":
+                on = describe(ev) != "motor off"
+                if on == self.motor_on:
+                    return  # the ramp: only say when it starts and stops
+                self.motor_on = on
+                if on:
+                    way = "forward" if ev.get("dir") == 1 else "reverse"
+                    self.say(f"motor on ({way})")
+                    return
         self.say(describe(ev))
 
     def say(self, text: str) -> None:
@@ -134,6 +158,13 @@ def handle(sim: SimulatedLauncher, line: str) -> bool:
     verb, args = words[0].lower(), words[1:]
     if verb in ("quit", "exit") and not args:
         return False
+    if not args and verb in ("unplug", "replug", "reset", "press"):
+        if verb == "unplug" and not sim.plugged:
+            raise SimError("already unplugged; type 'replug' to plug it back in")
+        if verb == "replug" and sim.plugged:
+            raise SimError("already plugged in")
+        if verb in ("reset", "press") and not sim.plugged:
+            raise SimError(f"the board has no power (unplugged): {verb} does nothing; 'replug'")
     if verb == "hold" and len(args) == 1 and args[0].isdigit():
         sim.control(f"press {args[0]}")
     elif verb == "unplug" and not args:
@@ -162,7 +193,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--cards must be between 0 and 500, not {args.cards}")
     if args.link and Path(args.link).exists() and not Path(args.link).is_symlink():
         raise UsageError(f"--link {args.link}: a file is already there; choose another path")
-    reporter = _Reporter(sys.stderr)
+    reporter = _Reporter(sys.stderr, args.verbose)
     signal.signal(signal.SIGTERM, _terminate)
     signal.signal(signal.SIGHUP, _terminate)
     sim = SimulatedLauncher(

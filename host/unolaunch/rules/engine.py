@@ -134,6 +134,22 @@ def _build_match_tables() -> list[bytes]:
 
 
 MATCH = _build_match_tables()
+#: The complement of MATCH as bytes.translate() delete tables: filtering a hand
+#: (a bytearray) to its playable cards then runs in C.
+NONMATCH = [bytes(c for c in range(256) if c >= C.N_IDS or not t[c]) for t in MATCH]
+#: 1 for coloured cards whose moves need more than the card (Discard All, Trade Hands).
+SPECIAL = bytes(
+    1 if c < 128 and c & 31 in (C.DISCARD_ALL, C.TRADE_HANDS) else 0 for c in range(C.N_IDS)
+)
+#: Delete tables keeping only the playable *plain* cards (not wild, not special) ...
+NONMATCH_PLAIN = [
+    bytes(c for c in range(256) if c >= C.N_IDS or not t[c] or c >= 128 or SPECIAL[c])
+    for t in MATCH
+]
+#: ... and keeping only the wild and special cards (whatever the top card).
+NOT_EXOTIC = bytes(
+    c for c in range(256) if not (C.WILD * 32 <= c < UNKNOWN or (c < C.N_IDS and SPECIAL[c]))
+)
 
 
 def _points_table(variant: str, options: Mapping[str, Any]) -> list[int]:
@@ -208,20 +224,27 @@ class Game:
         self.deck_size = sum(self.composition.values())
         self._deck = sorted(c for c, k in self.composition.items() for _ in range(k))
         self._known = frozenset(self.composition)
+        self._known_sorted = sorted(self._known)
+        # The non-play move of a normal turn (0: ask _turn_extra_moves).
+        self._turn_move = DRAW if "draw" in self.turn_verbs else PRESS
         self.points = _points_table(self.variant, self.options)
         # Round state.
-        self.hands: list[list[int]] = [[] for _ in names]
+        # Hands are bytearrays of card ids: C-speed remove/append and translate() filters.
+        self.hands: list[bytearray] = [bytearray() for _ in names]
         self.stock: list[int] = []
         self.discard: list[int] = []
         self.color = C.WILD
         self._m = MATCH[C.WILD * 32 + 31]
+        self._nm = NONMATCH[C.WILD * 32 + 31]
+        self._nmp = NONMATCH_PLAIN[C.WILD * 32 + 31]
         self.turn = 0
         self.direction = 1
-        self._k = 1  # distance to the next player: 1 + skips so far this turn (COM-9)
+        self._skips = 0  # bit mask of the players skipped so far this turn (COM-9)
         self.phase = TURN
         self._drawn = -1
-        self._uno_said = False
         self.pending: list[Obligation] = []
+        self._pressed = -1  # who just ended their turn with a press (ATK-7 errors)
+        self._was_pressed = -1
         self.uno_seat = -1
         self.dealer = 0
         self.scores = [0] * self.n
@@ -289,7 +312,7 @@ class Game:
         g = cls(players, options, rng, launcher)
         for name in hands:
             g._seat_of(name, "start.hands")
-        g.hands = [g._cards(hands.get(p, ()), f"start.hands.{p}") for p in g.players]
+        g.hands = [bytearray(g._cards(hands.get(p, ()), f"start.hands.{p}")) for p in g.players]
         g.discard = g._cards(discard, "start.discard")
         if not g.discard:
             raise ValueError("start.discard: the discard pile needs at least its top card")
@@ -418,7 +441,7 @@ class Game:
         n, size = self.n, self.deal_size
         self.round_no += 1
         self.direction = 1
-        self._k = 1
+        self._skips = 0
         self.phase = TURN
         self._drawn = -1
         self.pending = []
@@ -427,7 +450,7 @@ class Game:
         self.round_points = None
         self.discard = []
         if self.hidden:
-            self.hands = [[UNKNOWN] * size for _ in range(n)]
+            self.hands = [bytearray([UNKNOWN] * size) for _ in range(n)]
             self.stock = [UNKNOWN] * (self.deck_size - n * size)
             self.turn = (self.dealer + 1) % n
             self.pending.append((OB_TOP, self.dealer, 0, 0, "COM-4"))
@@ -436,9 +459,9 @@ class Game:
             stock = list(self._deck)
             self._shuffle(stock)
         top_first = stock[::-1]
-        hands: list[list[int]] = [[] for _ in range(n)]
+        hands: list[bytearray] = [bytearray() for _ in range(n)]
         for i in range(n):  # one at a time, starting left of the dealer
-            hands[(self.dealer + 1 + i) % n] = top_first[i : n * size : n]
+            hands[(self.dealer + 1 + i) % n] = bytearray(top_first[i : n * size : n])
         self.hands = hands
         del stock[len(stock) - n * size :]
         self.stock = stock
@@ -471,17 +494,38 @@ class Game:
 
     def _set_top(self, card: int, color: int) -> None:
         self.color = color
-        self._m = MATCH[color * 32 + (31 if card >> 5 == C.WILD else card & 31)]
+        key = color * 32 + (31 if card >> 5 == C.WILD else card & 31)
+        self._m = MATCH[key]
+        self._nm = NONMATCH[key]
+        self._nmp = NONMATCH_PLAIN[key]
 
     def _end_turn(self) -> None:
-        self.turn = (self.turn + self.direction * self._k) % self.n
-        self._k = 1
+        self.turn = self._next_seat() if self._skips else (self.turn + self.direction) % self.n
+        self._skips = 0
+        self.phase = TURN
+        self._drawn = -1
+
+    def _turn_again(self) -> None:
+        # MK-14 / MK-17: the same player takes another turn at once.
+        self._skips = 0
         self.phase = TURN
         self._drawn = -1
 
     def _next_seat(self) -> int:
         # COM-9: the player who would take the next turn, skips applied so far.
-        return (self.turn + self.direction * self._k) % self.n
+        # A skipped player is passed over whatever the direction is by now; if everyone
+        # else is skipped, the current player goes again.
+        turn, d, n, mask = self.turn, self.direction, self.n, self._skips
+        s = (turn + d) % n
+        while mask >> s & 1 and s != turn:
+            s = (s + d) % n
+        return s
+
+    def _skip_next(self) -> int:
+        """The next player loses their turn (ATK-10, MK-11, PP-8); return who that is."""
+        s = self._next_seat()
+        self._skips |= 1 << s
+        return s
 
     def _refill(self) -> bool:
         # COM-5 / ATK-22 / PP-17: the discard pile but its top becomes the new stock.
@@ -508,6 +552,9 @@ class Game:
         """Move up to ``k`` cards from the stock to a hand (COM-5 refill); return how many."""
         stock = self.stock
         hand = self.hands[seat]
+        if k == 1 and stock and self._log is None:
+            hand.append(stock.pop())
+            return 1
         got = 0
         while got < k:
             if not stock:
@@ -584,17 +631,16 @@ class Game:
 
     def _fx_skip(self, seat: int, card: int, color: int, target: int, extra: Any) -> None:
         # ATK-10 / MK-11 / PP-8: the next player loses their turn.
+        skipped = self._skip_next()
         if self._log is not None:
-            skipped = self.players[self._next_seat()]
-            self._note("skip", skipped, f"{skipped} is skipped")
-        self._k += 1
+            self._note("skip", self.players[skipped], f"{self.players[skipped]} is skipped")
         self._after_skip(seat)
 
     def _fx_reverse(self, seat: int, card: int, color: int, target: int, extra: Any) -> None:
         # COM-3 / ATK-9 / MK-11 / PP-8: direction flips; with two players, a Skip.
         self.direction = -self.direction
         if self.n == 2:
-            self._k += 1
+            self._skip_next()
         if self._log is not None:
             self._note(
                 "reverse", None, "play now runs " + ("left" if self.direction == 1 else "right")
@@ -613,8 +659,7 @@ class Game:
 
     def _owe_draw_next(self, k: int, rule: str) -> None:
         """The next player draws ``k`` (or presses ``k`` times in UNO Attack) and loses the turn."""
-        nxt = self._next_seat()
-        self._k += 1
+        nxt = self._skip_next()
         self._make_draw(nxt, k, rule)
         self._end_turn()
 
@@ -624,75 +669,96 @@ class Game:
     # ------------------------------------------------------------------ the fast interface
     def moves(self) -> list[int]:
         """All legal actions now, as move ints (the fast interface; see :meth:`move_action`)."""
-        out: list[int] = []
-        pend = self.pending
-        if pend:
-            kind, seat, _a, _b, _rule = pend[0]
+        if self.pending:
+            out = self._pending_moves()
+        elif self.phase >= ROUND_OVER:
+            return []
+        else:
+            # A turn: the hot path of every simulation, kept flat.
+            seat = self.turn
             by = seat << 19
-            if kind in (OB_PRESS, OB_UNTIL):
-                out.append(PRESS | by)
-            elif kind == OB_CHALLENGE:
-                out.append(CHALLENGE | by)
-                out.append(ACCEPT | by)
-            elif kind == OB_COLOR:
-                out.extend(CHOOSE | col << 11 | NO_SEAT << 14 | by for col in range(4))
-            elif kind == OB_TARGET:
-                out.extend(
-                    CHOOSE | NO_COLOR << 11 | t << 14 | by for t in range(self.n) if t != seat
-                )
-            elif kind == OB_GIVE:
-                out.extend(
-                    CHOOSE | c << 3 | NO_COLOR << 11 | NO_SEAT << 14 | by
-                    for c in sorted(set(self.hands[seat]))
-                )
-            # OB_TOP / OB_REVEAL / OB_TURNED / OB_VERDICT carry table facts: no moves.
-        elif self.phase < ROUND_OVER:
-            self._turn_moves(out)
+            hand = self.hands[seat]
+            phase = self.phase
+            out = []
+            if phase == TURN and not self.hidden:
+                # Plain playable cards in one C pass; wild/special cards are rare.
+                base = NO_COLOR << 11 | NO_SEAT << 14 | by
+                out = [c << 3 | base for c in set(hand.translate(None, self._nmp))]
+                if len(hand) == 2:
+                    out += [mv | UNO_BIT for mv in out]
+                exotic = hand.translate(None, NOT_EXOTIC)
+                if exotic:
+                    self._exotic_moves(out, set(exotic), seat, by, hand)
+            else:
+                self._other_turn_moves(out, seat, by, hand)
+            if phase != TURN:
+                out.append(PASS | by)
+            elif self._turn_move:
+                out.append(self._turn_move | by)
+            else:
+                self._turn_extra_moves(out, by)
         u = self.uno_seat
-        if u >= 0 and self.phase < ROUND_OVER and len(self.hands[u]) == 1:
-            out.extend(CATCH | s << 19 | u << 14 for s in range(self.n) if s != u)
+        if u >= 0 and len(self.hands[u]) == 1:
+            out.extend([CATCH | s << 19 | u << 14 for s in range(self.n) if s != u])
         return out
 
-    def _turn_moves(self, out: list[int]) -> None:
-        seat = self.turn
-        by = seat << 19
-        hand = self.hands[seat]
-        phase = self.phase
-        if phase == AFTER_DRAW and not self.hidden:
-            cands: Any = (self._drawn,)
-        elif self.hidden:
-            cands = sorted(self._known)
-        else:
-            cands = set(hand)
+    def _exotic_moves(
+        self, out: list[int], cands: set[int], seat: int, by: int, hand: bytearray
+    ) -> None:
         m = self._m
-        uno_size = 2 if len(hand) == 2 or self.hidden else -1
+        uno = len(hand) == 2
         for c in cands:
-            if not m[c]:
-                continue
-            if c >= 128:
-                self._wild_moves(out, c, by, seat, uno_size)
-            else:
-                mv = c << 3 | NO_COLOR << 11 | NO_SEAT << 14 | by
-                if c & 31 == C.DISCARD_ALL and not self.hidden:
-                    col = c >> 5
-                    post = sum(1 for x in hand if x >> 5 != col)
-                    if post == 1:
-                        out.append(mv | UNO_BIT)
-                elif c & 31 == C.TRADE_HANDS:
-                    for t in range(self.n):
-                        if t != seat:
-                            tm = c << 3 | NO_COLOR << 11 | t << 14 | by
-                            out.append(tm)
-                            if uno_size == 2:
-                                out.append(tm | UNO_BIT)
-                    continue
-                elif uno_size == 2:
-                    out.append(mv | UNO_BIT)
-                out.append(mv)
-        if phase == TURN:
-            self._turn_extra_moves(out, by)
+            if m[c]:
+                if c >= 128:
+                    self._wild_moves(out, c, by, seat, 2 if uno else -1)
+                else:
+                    self._special_moves(out, c, by, seat, hand, uno)
+
+    def _other_turn_moves(self, out: list[int], seat: int, by: int, hand: bytearray) -> None:
+        # After a draw (MK-9, PP-7), the extra play (ATK-8), or hidden hands.
+        m = self._m
+        cands: Any
+        if self.hidden:
+            cands = [c for c in self._known_sorted if m[c]]
+        elif self.phase == AFTER_DRAW:
+            cands = (self._drawn,)  # only the drawn card, and it is playable
         else:
-            out.append(PASS | by)
+            cands = set(hand.translate(None, self._nm))
+        uno = len(hand) == 2 or self.hidden
+        base = NO_COLOR << 11 | NO_SEAT << 14 | by
+        for c in cands:
+            if c < 128 and not SPECIAL[c]:
+                mv = c << 3 | base
+                out.append(mv)
+                if uno:
+                    out.append(mv | UNO_BIT)
+            elif c >= 128:
+                self._wild_moves(out, c, by, seat, 2 if uno else -1)
+            else:
+                self._special_moves(out, c, by, seat, hand, uno)
+
+    def _pending_moves(self) -> list[int]:
+        kind, seat, _a, _b, _rule = self.pending[0]
+        by = seat << 19
+        if kind in (OB_PRESS, OB_UNTIL):
+            return [PRESS | by]
+        if kind == OB_CHALLENGE:
+            return [CHALLENGE | by, ACCEPT | by]
+        if kind == OB_COLOR:
+            return [CHOOSE | col << 11 | NO_SEAT << 14 | by for col in range(4)]
+        if kind == OB_TARGET:
+            return [CHOOSE | NO_COLOR << 11 | t << 14 | by for t in range(self.n) if t != seat]
+        if kind == OB_GIVE:
+            return [
+                CHOOSE | c << 3 | NO_COLOR << 11 | NO_SEAT << 14 | by
+                for c in sorted(set(self.hands[seat]))
+            ]
+        return []  # OB_TOP / OB_REVEAL / OB_TURNED / OB_VERDICT carry table facts
+
+    def _special_moves(
+        self, out: list[int], c: int, by: int, seat: int, hand: bytearray, uno: bool
+    ) -> None:
+        """Variant hook: moves of a coloured card that needs more than its code."""
 
     def _wild_moves(self, out: list[int], c: int, by: int, seat: int, uno_size: int) -> None:
         base = c << 3 | by
@@ -703,35 +769,26 @@ class Game:
                 out.append(mv | UNO_BIT)
 
     def _turn_extra_moves(self, out: list[int], by: int) -> None:
-        out.append(DRAW | by)
+        """Variant hook: the non-play moves of a turn when ``_turn_move`` is 0."""
 
     def step(self, move: int) -> None:
         """Apply a move int from :meth:`moves` without checks or journaling (fast path)."""
         verb = move & 7
         by = move >> 19
-        if self.uno_seat >= 0 and verb != CATCH and by != self.uno_seat:
+        if self.uno_seat >= 0 and by != self.uno_seat and verb != CATCH:
             self.uno_seat = -1  # COM-6: the next player began; the window is closed
         if verb == PLAY:
-            col = move >> 11 & 7
-            tgt = move >> 14 & 15
             self._do_play(
-                by,
-                move >> 3 & 255,
-                col if col < 4 else C.WILD,
-                tgt if tgt != NO_SEAT else -1,
-                bool(move & UNO_BIT),
-                None,
+                by, move >> 3 & 255, move >> 11 & 7, move >> 14 & 15, move & UNO_BIT, None
             )
-        elif verb == PRESS:
-            self._do_press(by, None)
         elif verb == DRAW:
             self._do_draw(by)
+        elif verb == PRESS:
+            self._do_press(by, None)
         elif verb == PASS:
             self._end_turn()
         elif verb == CHOOSE:
-            col = move >> 11 & 7
-            tgt = move >> 14 & 15
-            self._do_choose(by, col, tgt if tgt != NO_SEAT else -1, move >> 3 & 255, None)
+            self._do_choose(by, move >> 11 & 7, move >> 14 & 15, move >> 3 & 255, None)
         elif verb == CATCH:
             self._do_catch(by, move >> 14 & 15)
         else:
@@ -740,15 +797,12 @@ class Game:
             self._finish_round()
 
     # ------------------------------------------------------------------ rule actions
-    def _do_play(
-        self, seat: int, card: int, color: int, target: int, uno: bool, extra: Any
-    ) -> None:
+    def _do_play(self, seat: int, card: int, color: int, target: int, uno: int, extra: Any) -> None:
         hand = self.hands[seat]
         if self.hidden:
             hand.remove(UNKNOWN)
         else:
             hand.remove(card)
-        self._uno_said = uno
         self.discard.append(card)
         if self._log is not None:
             who = self.players[seat]
@@ -756,8 +810,30 @@ class Game:
                 "play", who, f"{who} plays {card_code(card)}" + (" and says UNO" if uno else "")
             )
         if card < 128:
-            self._set_top(card, card >> 5)
-        self._fx[card & 31](seat, card, color, target, extra)
+            col = card >> 5
+            self.color = col
+            k = card & 31
+            key = col * 32 + k
+            self._m = MATCH[key]
+            self._nm = NONMATCH[key]
+            self._nmp = NONMATCH_PLAIN[key]
+            if k < 10:
+                # A number: the turn simply ends (inlined _end_turn, the commonest case).
+                if self._skips:
+                    self.turn = self._next_seat()
+                    self._skips = 0
+                else:
+                    self.turn = (self.turn + self.direction) % self.n
+                self.phase = TURN
+                self._drawn = -1
+            else:
+                self._fx[k](seat, card, color, target, extra)
+        else:
+            self._fx[card & 31](seat, card, color, target, extra)
+            pend = self.pending
+            if uno and pend and pend[-1][0] == OB_GIVE:  # Dip: UNO counts once it is given
+                ob = pend[-1]
+                pend[-1] = (ob[0], ob[1], ob[2], 1, ob[4])
         if not hand:
             self._went_out(seat)
         elif len(hand) == 1 and not uno:
@@ -765,7 +841,15 @@ class Game:
 
     def _do_draw(self, seat: int) -> None:
         # MK-9 / PP-6 / PP-7: draw one; a playable card may be played at once.
-        if self._draw(seat, 1):
+        stock = self.stock
+        if stock and self._log is None:  # the common case, inlined
+            card = stock.pop()
+            self.hands[seat].append(card)
+            if self._m[card] or self.hidden:
+                self.phase = AFTER_DRAW
+                self._drawn = card
+                return
+        elif self._draw(seat, 1):
             card = self.hands[seat][-1]
             if self.hidden or self._m[card]:
                 self.phase = AFTER_DRAW
@@ -812,6 +896,8 @@ class Game:
             self._target_chosen(seat, a, target)
         elif kind == OB_GIVE:
             self._give(seat, a, card)
+            if len(self.hands[seat]) == 1 and not b:
+                self.uno_seat = seat  # COM-6 once the Dip is done (b: UNO was said)
         else:
             self._table_fact(kind, seat, a, b, action)
 
@@ -833,7 +919,7 @@ class Game:
             for name, value in action.reveal:
                 s = self._seat[name]
                 if isinstance(value, tuple):
-                    hand = [parse_card(c) for c in value]
+                    hand = bytearray(parse_card(c) for c in value)
                     self.hands[s] = hand
                     total += sum(self.points[c] for c in hand)
                 else:
@@ -919,13 +1005,13 @@ class Game:
 
     def _save(self) -> tuple[Any, ...]:
         return (
-            [list(h) for h in self.hands],
+            [bytes(h) for h in self.hands],
             list(self.stock),
             list(self.discard),
             self.color,
             self.turn,
             self.direction,
-            self._k,
+            self._skips,
             self.phase,
             self._drawn,
             list(self.pending),
@@ -938,7 +1024,7 @@ class Game:
             self.round_no,
             self.presses,
             self.press_cards,
-            self._uno_said,
+            self._pressed,
             self.rng.getstate(),
         )
 
@@ -950,7 +1036,7 @@ class Game:
             color,
             self.turn,
             self.direction,
-            self._k,
+            self._skips,
             self.phase,
             self._drawn,
             pending,
@@ -963,10 +1049,10 @@ class Game:
             self.round_no,
             self.presses,
             self.press_cards,
-            self._uno_said,
+            self._pressed,
             rng_state,
         ) = s
-        self.hands = [list(h) for h in hands]
+        self.hands = [bytearray(h) for h in hands]
         self.stock = list(stock)
         self.discard = list(discard)
         self.pending = list(pending)
@@ -1120,6 +1206,7 @@ class Game:
             raise self._illegal("ACTION", a, f"unknown player {a.by!r}")
         by = self._seat[a.by]
         verb = a.verb
+        self._was_pressed, self._pressed = self._pressed, -1
         if verb == "correct":
             self._do_correct(a)
             return
@@ -1175,6 +1262,7 @@ class Game:
                 raise self._illegal(rule, a, f"{owner} must challenge or accept first")
             if self.hidden and verb == "challenge" and a.won is None:
                 self.pending[0] = (OB_VERDICT, seat, self.pending[0][2], 0, rule)
+                self._note("challenge", a.by, f"{a.by} challenges: the table says who was right")
                 return
             self._do_answer(by, verb == "challenge", a.won)
         else:
@@ -1185,7 +1273,7 @@ class Game:
             self._apply_choose(a, by, kind, rule)
 
     def _apply_choose(self, a: Action, by: int, kind: int, rule: str) -> None:
-        color, target, card = NO_COLOR, -1, -1
+        color, target, card = NO_COLOR, NO_SEAT, -1
         if kind == OB_COLOR:
             if a.color is None:
                 raise self._illegal(rule, a, 'choose a colour: {"color": "red"}')
@@ -1247,8 +1335,13 @@ class Game:
     def _apply_turn(self, a: Action, by: int) -> None:
         verb = a.verb
         if by != self.turn:
+            rule = self.turn_rule
+            if verb == "press":
+                rule = "ATK-26"
+            elif verb == "play" and by == self._was_pressed:
+                rule = "ATK-7"  # the cards a press brought are not played this turn
             raise self._illegal(
-                "ATK-26" if verb == "press" else self.turn_rule,
+                rule,
                 a,
                 f"it is {self.players[self.turn]}'s turn, not {a.by}'s",
             )
@@ -1257,6 +1350,7 @@ class Game:
         elif verb == "pass":
             if self.phase == TURN:
                 raise self._illegal(self.pass_rule, a, self.pass_why)
+            self._note("pass", a.by, f"{a.by} passes")
             self._end_turn()
         elif verb in ("draw", "press"):
             self._check_draw_or_press(a, by)
@@ -1306,7 +1400,7 @@ class Game:
         color = COLOR_NAMES.index(a.color) if a.color is not None else C.WILD
         if card < 128 and a.color is not None and color != card >> 5:
             raise self._illegal("COM-1", a, f"{a.card} is not a wild card: its colour is its own")
-        target = -1
+        target = NO_SEAT
         if a.target is not None:
             if a.target not in self._seat:
                 raise self._illegal("ACTION", a, f"unknown player {a.target!r}")
@@ -1346,7 +1440,7 @@ class Game:
                 for _ in range(-diff):
                     hand.remove(UNKNOWN if UNKNOWN in hand else hand[-1])
                 self.stock.extend([UNKNOWN] * -diff)
-            self._note("correct", name, f"{name} now holds {size} cards")
+            self._note("correct", name, f"{name} now holds {size} card{'s' * (size != 1)}")
 
 
 # ====================================================================== UNO Attack
@@ -1382,6 +1476,24 @@ class AttackGame(Game):
             "trade-hands": self._fx_trade_wild,
         }[self.options["customizable"]]  # ATK-16
         self._custom = self.options["customizable"]
+        self._turn_move = 0 if self.options["strict_press"] else PRESS
+
+    def _special_moves(
+        self, out: list[int], c: int, by: int, seat: int, hand: bytearray, uno: bool
+    ) -> None:
+        mv = c << 3 | NO_COLOR << 11 | NO_SEAT << 14 | by
+        if c & 31 == C.DISCARD_ALL:
+            out.append(mv)
+            col = c >> 5
+            if self.hidden or sum(1 for x in hand if x >> 5 != col) == 1:
+                out.append(mv | UNO_BIT)  # ATK-12: what is left may be one card
+            return
+        for t in range(self.n):  # Trade Hands (ATK-19): one move per opponent
+            if t != seat:
+                tm = c << 3 | NO_COLOR << 11 | t << 14 | by
+                out.append(tm)
+                if uno:
+                    out.append(tm | UNO_BIT)
 
     def _start_effect(self, card: int) -> None:
         # ATK-4 and its Decisions.
@@ -1482,11 +1594,17 @@ class AttackGame(Game):
         if self.options["strict_press"] and self._can_match(by):
             raise self._illegal("ATK-6", a, "strict pressing: a player who can match must play")
         self._do_press(by, a.cards)
+        self._pressed = by
 
     def _do_press(self, seat: int, cards: int | None) -> None:
         if cards is None:
-            launcher = self.launcher
-            cards = launcher.press(self.players[seat]) if launcher is not None else 0
+            if self.launcher is None:
+                raise IllegalMoveError(
+                    "ATK-25",
+                    f"{self.players[seat]}: press: no launcher is connected: say how many cards"
+                    ' came out, e.g. {"press": true, "cards": 2}',
+                )
+            cards = self.launcher.press(self.players[seat])
         got = self._draw(seat, cards)
         self.presses += 1
         self.press_cards += got
@@ -1546,7 +1664,7 @@ class AttackGame(Game):
         # ATK-19; Decision: a Trade Hands that empties the hand ends the round, no swap.
         if not self.hands[seat]:
             return
-        if target < 0:
+        if target == NO_SEAT:
             self.pending.append((OB_TARGET, seat, TGT_TRADE, 0, "ATK-19"))
             return
         h = self.hands
@@ -1561,7 +1679,7 @@ class AttackGame(Game):
     def _fx_attack_attack(self, seat: int, card: int, color: int, target: int, extra: Any) -> None:
         # ATK-15: colour, then any one other player presses twice; no turn lost.
         self._name_color(seat, color)
-        if target >= 0:
+        if target != NO_SEAT:
             self._make_draw(target, 2, "ATK-15")
         else:
             self.pending.append((OB_TARGET, seat, TGT_ATTACK, 0, "ATK-15"))
@@ -1570,8 +1688,7 @@ class AttackGame(Game):
     def _fx_hit_fire(self, seat: int, card: int, color: int, target: int, extra: Any) -> None:
         # ATK-17: the next player presses until at least one card comes out.
         self._name_color(seat, color)
-        nxt = self._next_seat()
-        self._k += 1
+        nxt = self._skip_next()
         self.pending.append((OB_UNTIL, nxt, 0, 0, "ATK-17"))
         self._end_turn()
 
@@ -1646,7 +1763,7 @@ class MarioKartGame(Game):
 
     def _fx_wd4(self, seat: int, card: int, color: int, target: int, extra: Any) -> None:
         # MK-12; MK-23: on the last card there is nothing to challenge, the draw happens.
-        prev_color = self._before_color
+        prev_color = self.color  # a wild leaves the colour alone until it is named
         self._name_color(seat, color)
         hand = self.hands[seat]
         if not hand:
@@ -1656,12 +1773,6 @@ class MarioKartGame(Game):
         guilty = -1 if self.hidden else int(any(c >> 5 == prev_color for c in hand))
         self.pending.append((OB_CHALLENGE, nxt, seat, guilty, "MK-20"))
         self._end_turn()
-
-    def _do_play(
-        self, seat: int, card: int, color: int, target: int, uno: bool, extra: Any
-    ) -> None:
-        self._before_color = self.color
-        super()._do_play(seat, card, color, target, uno, extra)
 
     def _resolve_challenge(self, seat: int, challenged: int, challenge: bool, guilty: int) -> None:
         if not challenge:
@@ -1720,11 +1831,12 @@ class MarioKartGame(Game):
             item = ("Mushroom", "Banana", "Green Shell", "Lightning")[tc]
             self._note("item", self.players[seat], f"the Item Box turns {card_code(t)}: {item}")
         if tc == 0:  # MK-14 Mushroom: another turn at once
-            self._k = 0
+            self._turn_again()
+            return
         elif tc == 1:  # MK-15 Banana: the previous player draws two
             self._draw((seat - self.direction) % self.n, 2)
         elif tc == 2:  # MK-16 Green Shell: one opponent of the player's choice draws one
-            if target >= 0 and target != seat:
+            if target != NO_SEAT and target != seat:
                 self._draw(target, 1)
             else:
                 self.pending.append((OB_TARGET, seat, TGT_SHELL, 0, "MK-16"))
@@ -1732,7 +1844,8 @@ class MarioKartGame(Game):
             for s in range(self.n):
                 if s != seat:
                     self._draw(s, 1)
-            self._k = 0
+            self._turn_again()
+            return
         self._end_turn()
 
     def _target_chosen(self, seat: int, purpose: int, target: int) -> None:
@@ -1800,14 +1913,8 @@ class PocketPizzaGame(Game):
     def _fx_draw1(self, seat: int, card: int, color: int, target: int, extra: Any) -> None:
         self._owe_draw_next(1, "PP-9")
 
-    def _do_play(
-        self, seat: int, card: int, color: int, target: int, uno: bool, extra: Any
-    ) -> None:
-        self._before = (self.color, self.discard[-1])
-        super()._do_play(seat, card, color, target, uno, extra)
-
     def _fx_wd2(self, seat: int, card: int, color: int, target: int, extra: Any) -> None:
-        prev_color, prev_top = self._before
+        prev_color, prev_top = self.color, self.discard[-2]
         self._name_color(seat, color)
         hand = self.hands[seat]
         if not hand:
@@ -1864,8 +1971,7 @@ class PocketPizzaGame(Game):
         hand = self.hands[seat]
         hand.remove(card)
         self.hands[to].append(card)
-        if len(hand) == 1 and not self._uno_said and not self.pending:
-            self.uno_seat = seat  # COM-6 once the Dip is done
+
         if self._log is not None:
             self._note(
                 "give",

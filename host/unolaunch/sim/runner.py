@@ -64,6 +64,7 @@ _RAW_BANNER = b"raw REPL; CTRL-B to exit"
 _FRIENDLY_BANNER = b'Type "help()" for more information.'
 _PROMPTS = (b">>> ", b"\x04>", _RAW_BANNER + b"\r\n>")
 _SOFT_REBOOT = b"MPY: soft reboot\r\n"
+_BANNER_START = b"MicroPython "
 # How long the gate waits for the unix port to switch terminal mode before giving up.
 _GATE_REPL_S = 0.5
 _GATE_SIGINT_S = 0.15
@@ -248,6 +249,7 @@ class SimulatedLauncher:
         self._boot_raw = False  # swallowing a fresh child's banner before entering raw REPL
         self._boot_buf = b""
         self._hard_reset: str | None = None  # cause reported by the board before it ends
+        self._muted = False  # the dying child's output is being dropped
         self._hw_buf = b""
         self._restart_at: float | None = None
         self._restart_raw = False
@@ -481,7 +483,10 @@ class SimulatedLauncher:
                 self._step()
         except Exception as exc:  # keep the reason for whoever looks; never a traceback
             with self._lock:
-                self._error = f"{type(exc).__name__}: {exc}"
+                if isinstance(exc, SimError):
+                    self._error = str(exc)
+                else:
+                    self._error = f"the simulator failed: {type(exc).__name__}: {exc}"
                 self._lock.notify_all()
         finally:
             self._kill_child()
@@ -492,9 +497,11 @@ class SimulatedLauncher:
                 cmd, done = self._cmds.get_nowait()
             except queue.Empty:
                 break
-            self._do_command(cmd)
-            if done is not None:
-                done.set()
+            try:
+                self._do_command(cmd)
+            finally:
+                if done is not None:
+                    done.set()
 
         child = self._child
         self._check_gate()
@@ -628,6 +635,7 @@ class SimulatedLauncher:
         self._raw_repl = False
         self._tail = b""
         self._hard_reset = None
+        self._muted = False
         self._boot_raw = raw
         self._boot_buf = b""
         with self._lock:
@@ -666,8 +674,7 @@ class SimulatedLauncher:
                 data = os.read(child.master, 65536)
                 if not data:
                     break
-                if self._hard_reset is None:
-                    self._from_child(data)
+                self._from_child(data)
         raw = self._raw_repl and not self._boot_raw
         lived = time.monotonic() - child.started
         self._kill_child()
@@ -709,6 +716,10 @@ class SimulatedLauncher:
             elif kind == "reset":
                 cause = ev.get("cause")
                 self._hard_reset = cause if cause in ("reset", "wdt") else "reset"
+                child = self._child
+                if child is not None:  # the reset line goes low now
+                    with contextlib.suppress(ProcessLookupError):
+                        child.proc.kill()
             self._report(ev)
 
     def _report(self, ev: HwEvent) -> None:
@@ -762,7 +773,10 @@ class SimulatedLauncher:
                 if n < len(chunk):
                     return
                 if not executing and cut >= 0:
-                    self._gate = ("exec", time.monotonic() + _GATE_EXEC_S)
+                    # After a Ctrl-D (run, or soft reset: the process ends) wait longer than
+                    # after a CR, which may only continue a statement.
+                    wait = _GATE_EXEC_S if chunk[-1] == _CR else _GATE_REPL_S
+                    self._gate = ("exec", time.monotonic() + wait)
                     return
             if executing and cut >= 0:
                 del self._to_child[:1]  # the Ctrl-C itself becomes the signal
@@ -813,7 +827,16 @@ class SimulatedLauncher:
 
     def _from_child(self, data: bytes) -> None:
         if self._hard_reset is not None:
-            return  # the reset line is low: whatever it prints now never leaves the board
+            # What it wrote before the reset goes out (e.g. the reply to `reset`); what the
+            # unix port prints while dying (its REPL banner) never left a real board.
+            if self._muted:
+                return
+            cut = data.find(_BANNER_START)
+            if cut >= 0:
+                self._muted = True
+                data = data[:cut]
+            if not data:
+                return
         if self._boot_raw:
             self._boot_buf += data
             return

@@ -1,0 +1,185 @@
+# Wiring and the main loop: read the config, build the devices from board.py, run a loop
+# that never blocks (it idles at most IDLE_MS waiting for serial input), feed the watchdog.
+import gc
+import time
+
+from launcher import board, config, protocol
+from launcher.button import DOWN, Button
+from launcher.feedback import Feedback
+from launcher.launcher import Launcher
+from launcher.motor import Motor
+from launcher.pattern import Pattern, Rng
+from launcher.sensor import Sensor
+from launcher.version import VERSION
+
+IDLE_MS = 1  # longest wait per loop iteration when there is nothing to do
+MAX_ERRORS = 20  # unhandled exceptions within ERROR_WINDOW_MS before a reset
+ERROR_WINDOW_MS = 10000
+SAFE_MODE_LINE = (
+    '{"event": "safe_mode", "message": "button held at power-up: launcher loop not started, '
+    'REPL free; unplug and replug without holding the button to run the launcher"}'
+)
+
+
+class App:
+    def __init__(self, cfg, status, errors):
+        now = time.ticks_ms()
+        self.cfg = cfg
+        self.serial = board.Serial()
+        self.reader = protocol.LineReader()
+        self.button = Button(board.input_pin(cfg["button_pin"]), cfg["debounce_ms"])
+        self.motor = Motor(
+            board.pwm(cfg["motor_a_pin"], cfg["motor_pwm_hz"]),
+            board.pwm(cfg["motor_b_pin"], cfg["motor_pwm_hz"]),
+        )
+        self.motor.configure(cfg)
+        sensor = None
+        if cfg["sensor_pin"] is not None:
+            sensor = Sensor(
+                board.input_pin(cfg["sensor_pin"]),
+                cfg["sensor_blocked_value"],
+                board.IRQ_RISING,
+                board.IRQ_FALLING,
+            )
+        buzzer = None if cfg["buzzer_pin"] is None else board.pwm(cfg["buzzer_pin"], cfg["beep_hz"])
+        led = None if cfg["led_pin"] is None else board.led(cfg["led_pin"])
+        self.feedback = Feedback(buzzer, led)
+        self.feedback.configure(cfg)
+        self.pattern = Pattern(Rng(board.random_seed()))
+        self.pattern.configure(cfg)
+        caps = []
+        if sensor is not None:
+            caps.append("sensor")
+        if buzzer is not None:
+            caps.append("buzzer")
+        if led is not None:
+            caps.append("led")
+        info = {
+            "firmware": VERSION,
+            "protocol": protocol.PROTOCOL,
+            "board": board.name(),
+            "capabilities": caps,
+            "config_status": status,
+            "config_errors": [{"key": k, "reason": r} for k, r in errors],
+            "max_line": protocol.MAX_LINE,
+        }
+        self.launcher = Launcher(
+            cfg,
+            self.motor,
+            sensor,
+            self.feedback,
+            self.pattern,
+            self.emit,
+            info,
+            now,
+            save=config.save,
+            apply=self.apply,
+        )
+        self.wdt = board.Watchdog(cfg["wdt_ms"])
+        self.errors = 0
+        self.error_window_at = now
+        self.iterations = 0
+
+    def emit(self, msg):
+        self.serial.write(protocol.encode(msg))
+
+    def apply(self, cfg):
+        self.cfg = cfg
+        self.motor.configure(cfg)
+        self.feedback.configure(cfg)
+        self.pattern.configure(cfg)
+        self.button.debounce_ms = cfg["debounce_ms"]
+
+    def handle_line(self, line, now):
+        req, reply = protocol.parse(line)
+        if req is not None:
+            try:
+                reply = self.launcher.handle(req, now)
+            except Exception as e:  # every request gets exactly one reply, even then
+                self.motor.off()
+                reply = protocol.error(req["id"], "internal", "firmware error: %r" % (e,))
+        self.emit(reply)
+
+    def step(self):
+        """One loop iteration; returns True if it did any work."""
+        now = time.ticks_ms()
+        self.wdt.feed()
+        busy = False
+        if self.button.poll(now) == DOWN:
+            self.launcher.on_press(self.button.changed_at)
+            busy = True
+        self.launcher.tick(now)
+        data = self.serial.read()
+        if data:
+            busy = True
+            for line in self.reader.feed(data):
+                self.handle_line(line, now)
+        if self.launcher.reset_requested:
+            board.reset()
+        return busy or self.launcher.burst is not None
+
+    def run(self):
+        self.launcher.boot(time.ticks_ms())
+        while not self.serial.closed:
+            try:
+                if not self.step():
+                    self.serial.wait(IDLE_MS)
+                self.iterations += 1
+            except Exception as e:
+                self._unhandled(e)
+
+    def _unhandled(self, exc):
+        self.motor.off()
+        now = time.ticks_ms()
+        if time.ticks_diff(now, self.error_window_at) > ERROR_WINDOW_MS:
+            self.errors = 0
+            self.error_window_at = now
+        self.errors += 1
+        if self.errors > MAX_ERRORS:
+            board.reset()  # something is badly wrong: start afresh
+        try:
+            self.launcher.internal_error(exc)
+        except Exception:
+            pass
+        gc.collect()
+
+
+def _unusable(exc):
+    return dict(config.DEFAULTS), "defaults:unusable", [("config", repr(exc)[:100])]
+
+
+def main():
+    """Boot: motor off, config, safe-mode check, then the launcher loop."""
+    cfg, status, errors = config.load()
+    try:
+        board.motor_pins_low(cfg)
+        held = board.button_held(cfg)
+    except Exception as e:
+        # a configuration this board cannot honour (say, a pin it does not have): run on
+        # the defaults and say why in hello
+        cfg, status, errors = _unusable(e)
+        board.motor_pins_low(cfg)
+        held = board.button_held(cfg)
+    if held:
+        time.sleep_ms(50)  # still held after a bounce's worth of time: a deliberate hold
+        if board.button_held(cfg):
+            print(SAFE_MODE_LINE)
+            return
+    app = None
+    try:
+        try:
+            app = App(cfg, status, errors)
+        except Exception as e:
+            cfg, status, errors = _unusable(e)
+            board.motor_pins_low(cfg)
+            app = App(cfg, status, errors)
+        app.run()
+    except KeyboardInterrupt:
+        # Ctrl-C (mpremote): leave to the REPL with the motor off and the watchdog stopped,
+        # so that flashing is not cut short by a reset.
+        board.stop_watchdog()
+        raise
+    finally:
+        if app is not None:
+            app.motor.off()
+        board.motor_pins_low(cfg)

@@ -1,0 +1,122 @@
+# The ONLY module that imports `machine`: pins, PWM, watchdog, reset and the USB serial
+# port. Everything else gets what it needs from here as plain objects.
+import os
+import select
+import sys
+
+import machine
+
+PIN_IN = machine.Pin.IN
+PULL_UP = machine.Pin.PULL_UP
+IRQ_RISING = machine.Pin.IRQ_RISING
+IRQ_FALLING = machine.Pin.IRQ_FALLING
+
+# RP2040/RP2350 watchdog CTRL register, through the "atomic clear" alias (+0x3000). The
+# MicroPython WDT cannot be stopped, but the REPL must survive a Ctrl-C for mpremote to flash
+# the board, so stop_watchdog() clears the ENABLE bit (bit 30) directly.
+_WDT_CTRL_CLR = {"rp2040": 0x40058000 + 0x3000, "rp2350": 0x400D8000 + 0x3000}
+_WDT_ENABLE = 1 << 30
+
+
+def chip():
+    """The chip: rp2040, rp2350, or the one the simulated board models."""
+    desc = sys.implementation._machine.lower()  # e.g. "Raspberry Pi Pico with RP2040"
+    for name in ("rp2350", "rp2040"):
+        if name in desc:
+            return name
+    return getattr(machine, "SIM_CHIP", "unknown")
+
+
+def name():
+    """The board name for `hello`: the chip, or "unix-sim" under the simulator."""
+    if hasattr(machine, "SIM_CHIP"):
+        return "unix-sim"
+    return chip()
+
+
+def motor_pins_low(cfg):
+    """First thing at boot: both H-bridge inputs low, before anything else can fail."""
+    for key in ("motor_a_pin", "motor_b_pin"):
+        machine.Pin(cfg[key], machine.Pin.OUT, value=0)
+
+
+def input_pin(num):
+    """An input with the internal pull-up (button and open-collector beam receiver)."""
+    return machine.Pin(num, PIN_IN, PULL_UP)
+
+
+def pwm(num, freq_hz):
+    p = machine.PWM(machine.Pin(num), freq=freq_hz, duty_u16=0)
+    return p
+
+
+def led(num):
+    return machine.Pin(num, machine.Pin.OUT, value=0)
+
+
+def button_held(cfg):
+    """True if the button is held right now (safe mode check at power-up)."""
+    return input_pin(cfg["button_pin"]).value() == 0
+
+
+class Watchdog:
+    def __init__(self, timeout_ms):
+        self._wdt = machine.WDT(timeout=timeout_ms)
+
+    def feed(self):
+        self._wdt.feed()
+
+
+def stop_watchdog():
+    addr = _WDT_CTRL_CLR.get(chip())
+    if addr is not None:
+        machine.mem32[addr] = _WDT_ENABLE
+
+
+def reset():
+    machine.reset()
+
+
+def random_seed():
+    return int.from_bytes(os.urandom(4), "little")
+
+
+class Serial:
+    """The USB serial port (sys.stdin/sys.stdout), read without ever blocking."""
+
+    def __init__(self):
+        self._poll = select.poll()
+        self._poll.register(sys.stdin, select.POLLIN)
+        self._in = sys.stdin.buffer
+        self._out = sys.stdout
+        self._buf = bytearray()
+        self.closed = False
+
+    def wait(self, timeout_ms):
+        """Sleep until input arrives or timeout_ms passes (the loop's idle)."""
+        self._poll.poll(timeout_ms)
+
+    def read(self, limit=512):
+        """Bytes waiting on the port (b"" if none), at most `limit` per call.
+
+        One byte per poll: stdin's read(n)/readinto() wait for all n bytes, and a loop
+        that waits for a line to finish could miss a press or starve the watchdog.
+        """
+        buf = self._buf
+        poll = self._poll.poll
+        read = self._in.read
+        while len(buf) < limit and poll(0):
+            c = read(1)
+            if not c:
+                self.closed = True  # only on the unix port: the host closed our stdin
+                break
+            buf.extend(c)
+        if not buf:
+            return b""
+        data = bytes(buf)
+        self._buf = bytearray()
+        return data
+
+    def write(self, text):
+        self._out.write(text)
+        self._out.write("\n")

@@ -1,0 +1,204 @@
+# Launcher configuration: defaults, validation and atomic load/save of launcher.json.
+# Pure logic plus plain file I/O (json, os): no `machine`, runs under CPython too.
+import json
+import os
+
+FILE = "launcher.json"
+
+# Every key the firmware knows, with its default. hardware/ documents the pin map and a test
+# checks it against this dict (CONTRACTS.md section 4). Pins are GPIO numbers; None = not
+# fitted. led_pin may also be "LED" (the Pico W's onboard LED).
+DEFAULTS = {
+    # pins
+    "button_pin": 15,
+    "motor_a_pin": 16,
+    "motor_b_pin": 17,
+    "sensor_pin": 14,
+    "buzzer_pin": 18,
+    "led_pin": 25,
+    # motor (PWM above the audible range; duty and burst length are hard-limited)
+    "motor_pwm_hz": 20000,
+    "motor_duty_pct": 80,
+    "motor_max_duty_pct": 100,
+    "ramp_ms": 80,
+    "burst_max_ms": 5000,
+    # button
+    "debounce_ms": 20,
+    # card sensor (IR break beam); without one the burst runs open loop for ms_per_card
+    "sensor_blocked_value": 0,
+    "jam_ms": 1500,
+    "empty_bursts": 2,
+    "ms_per_card": 115,
+    # ejection pattern (the original toy: ~35% of presses fire, <= 3 blanks in a row,
+    # mostly 3-8 cards, rare big bursts). burst_weights[i] is the weight of i+1 cards.
+    "fire_chance_pct": 22,
+    "max_blanks": 3,
+    "burst_weights": [3, 5, 13, 17, 18, 16, 13, 9, 2, 2, 1, 1],
+    # feedback
+    "quiet": False,
+    "beep_hz": 2700,
+    # watchdog timeout (the RP2040 allows at most 8388 ms)
+    "wdt_ms": 3000,
+}
+
+PIN_KEYS = ("button_pin", "motor_a_pin", "motor_b_pin", "sensor_pin", "buzzer_pin", "led_pin")
+# Keys that only take effect after a reset (the pins are claimed at boot).
+RESTART_KEYS = PIN_KEYS + ("motor_pwm_hz", "sensor_blocked_value", "wdt_ms")
+# Firmware-enforced ceilings that no configuration can lift.
+ABS_MAX_BURST_MS = 10000
+MAX_PIN = 47  # RP2350B has GPIO0..47; the RP2040 stops at 29
+REQUIRED_PINS = ("button_pin", "motor_a_pin", "motor_b_pin")
+
+# key -> (lo, hi) for integers
+_RANGES = {
+    "motor_pwm_hz": (20000, 100000),
+    "motor_duty_pct": (20, 100),
+    "motor_max_duty_pct": (20, 100),
+    "ramp_ms": (0, 1000),
+    "burst_max_ms": (200, ABS_MAX_BURST_MS),
+    "debounce_ms": (1, 200),
+    "sensor_blocked_value": (0, 1),
+    "jam_ms": (100, 10000),
+    "empty_bursts": (1, 20),
+    "ms_per_card": (20, 2000),
+    "fire_chance_pct": (1, 100),
+    "max_blanks": (0, 20),
+    "beep_hz": (100, 10000),
+    "wdt_ms": (500, 8000),
+}
+
+
+def _is_int(v):
+    return type(v) is int
+
+
+def check_value(key, value):
+    """Return None if `value` is acceptable for `key`, else a short reason."""
+    if key not in DEFAULTS:
+        return "unknown key"
+    if key in PIN_KEYS:
+        if value is None:
+            if key in REQUIRED_PINS:
+                return "required pin; give a GPIO number"
+            return None
+        if key == "led_pin" and value == "LED":
+            return None
+        if not _is_int(value) or value < 0 or value > MAX_PIN:
+            return "must be a GPIO number 0..%d or null" % MAX_PIN
+        return None
+    if key == "quiet":
+        return None if type(value) is bool else "must be true or false"
+    if key == "burst_weights":
+        if type(value) is not list or not 1 <= len(value) <= 40:
+            return "must be a list of 1..40 integer weights (weight i = i+1 cards)"
+        for w in value:
+            if not _is_int(w) or w < 0 or w > 1000:
+                return "weights must be integers 0..1000"
+        if not sum(value):
+            return "at least one weight must be above 0"
+        return None
+    lo, hi = _RANGES[key]
+    if not _is_int(value):
+        return "must be an integer %d..%d" % (lo, hi)
+    if value < lo or value > hi:
+        return "out of range %d..%d" % (lo, hi)
+    return None
+
+
+def check(cfg):
+    """Validate a whole configuration; return a list of (key, reason), empty if valid."""
+    errors = []
+    for key in DEFAULTS:
+        if key not in cfg:
+            errors.append((key, "missing"))
+            continue
+        reason = check_value(key, cfg[key])
+        if reason:
+            errors.append((key, reason))
+    for key in cfg:
+        if key not in DEFAULTS:
+            errors.append((key, "unknown key"))
+    if errors:
+        return errors
+    # cross-field rules
+    if cfg["motor_duty_pct"] > cfg["motor_max_duty_pct"]:
+        errors.append(("motor_duty_pct", "above motor_max_duty_pct"))
+    seen: dict = {}
+    for key in PIN_KEYS:
+        pin = cfg[key]
+        if pin is None or pin == "LED":
+            continue
+        if pin in seen:
+            errors.append((key, "GPIO %d already used by %s" % (pin, seen[pin])))
+        else:
+            seen[pin] = key
+    if cfg["ramp_ms"] >= cfg["burst_max_ms"]:
+        errors.append(("ramp_ms", "must be shorter than burst_max_ms"))
+    return errors
+
+
+def merged(current, changes):
+    """Return (new_config, errors) for applying `changes` (a dict) to `current`."""
+    if type(changes) is not dict:
+        return None, [("config", "must be an object")]
+    new = dict(current)
+    for key in changes:
+        if type(key) is not str:
+            # MicroPython's json.loads lets a few malformed lines through as non-string keys
+            return None, [(str(key), "keys must be strings")]
+        new[key] = changes[key]
+    errors = check(new)
+    if errors:
+        return None, errors
+    return new, []
+
+
+def load(path=FILE):
+    """Read the configuration. Returns (config, status, errors).
+
+    status is "ok", "defaults:missing", "defaults:corrupt" (not a JSON object) or
+    "defaults:invalid" (errors lists why); keys missing from an older file take their
+    defaults and unknown keys are dropped, both still "ok", so that a firmware update
+    keeps the owner's settings.
+    """
+    try:
+        with open(path) as f:
+            text = f.read()
+    except OSError:
+        return dict(DEFAULTS), "defaults:missing", []
+    try:
+        data = json.loads(text)
+    except Exception:
+        return dict(DEFAULTS), "defaults:corrupt", [("file", "not valid JSON")]
+    if type(data) is not dict:
+        return dict(DEFAULTS), "defaults:corrupt", [("file", "not a JSON object")]
+    cfg = dict(DEFAULTS)
+    for key in data:
+        if key in DEFAULTS:  # keys an older/newer firmware knew are dropped, not fatal
+            cfg[key] = data[key]
+    errors = check(cfg)
+    if errors:
+        return dict(DEFAULTS), "defaults:invalid", errors
+    return cfg, "ok", []
+
+
+def save(cfg, path=FILE):
+    """Write the configuration atomically: a temporary file, then a rename over the old one,
+    so a power cut leaves either the old or the new file, never half of one."""
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(dumps(cfg))
+    try:
+        os.rename(tmp, path)
+    except OSError:
+        # FAT refuses to rename over an existing file (littlefs and POSIX replace it).
+        os.remove(path)
+        os.rename(tmp, path)
+
+
+def dumps(cfg):
+    """The configuration as JSON text, one key per line in a stable order (human-diffable)."""
+    keys = sorted(cfg)
+    return (
+        "{\n" + ",\n".join("  %s: %s" % (json.dumps(k), json.dumps(cfg[k])) for k in keys) + "\n}\n"
+    )

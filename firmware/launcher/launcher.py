@@ -1,0 +1,365 @@
+# The launcher state machine: idle / armed / firing / fault. It turns debounced presses and
+# host requests into motor bursts and protocol events. Pure logic: the devices, the clock
+# values (`now`, ticks_ms) and the event sink are handed in; nothing here touches machine.
+from launcher import protocol
+from launcher.config import RESTART_KEYS, merged
+from launcher.ticks import ticks_diff
+
+STANDALONE = "standalone"
+HOSTED = "hosted"
+
+FAULT_MESSAGES = {
+    "jam": "no card came out within jam_ms with the motor running: "
+    "clear the slot, then press the button or send stop",
+    "empty": "no card came out of several bursts: load cards, then press the button or send stop",
+    "motor_timeout": "burst ran longer than burst_max_ms and was stopped: "
+    "check the roller, then send stop",
+    "internal": "firmware error, motor stopped: send stop, and report the message if it repeats",
+}
+
+
+class Launcher:
+    """The launcher's brain.
+
+    motor: launcher.motor.Motor; sensor: launcher.sensor.Sensor or None (open loop);
+    feedback: launcher.feedback.Feedback; pattern: launcher.pattern.Pattern;
+    emit(dict): writes one event or reply line; info: the static part of `hello`;
+    save(cfg): persists a configuration (raises OSError); apply(cfg): pushes live settings
+    into the devices.
+    """
+
+    def __init__(
+        self, cfg, motor, sensor, feedback, pattern, emit, info, now, save=None, apply=None
+    ):
+        self.cfg = cfg
+        self.motor = motor
+        self.sensor = sensor
+        self.feedback = feedback
+        self.pattern = pattern
+        self.emit = emit
+        self.info = info
+        self.save = save
+        self.apply = apply
+        self.boot_at = now
+        self.now = now
+        self.mode = STANDALONE
+        self.arming: dict | None = None  # {"player", "owed", "mode", "cards"} while armed
+        self.burst: dict | None = None  # the burst in progress, see _start
+        self.fault = None  # a fault code while in fault
+        self.presses = 0
+        self.cards_out = 0
+        self.cardless = 0  # consecutive bursts in which the sensor saw no card
+        self.reset_requested = False
+        self.pending_restart = []
+
+    # -- state -----------------------------------------------------------------
+    def state(self):
+        if self.fault:
+            return "fault"
+        if self.burst:
+            return "firing"
+        if self.arming:
+            return "armed"
+        return "idle"
+
+    def _event(self, name, fields):
+        fields["event"] = name
+        fields["t"] = self.now
+        self.emit(fields)
+
+    def boot(self, now):
+        self.now = now
+        info = dict(self.info)
+        info["mode"] = self.mode
+        self._event("boot", info)
+        self.feedback.ready(now)
+
+    def _armed_view(self):
+        a = self.arming
+        if a is None:
+            return None
+        view = {"player": a["player"], "presses": a["owed"], "mode": a["mode"]}
+        if a["mode"] == "exact":
+            view["cards"] = a["cards"]
+        return view
+
+    # -- presses ---------------------------------------------------------------
+    def on_press(self, now):
+        """A debounced button press."""
+        self.now = now
+        self.presses += 1
+        n = self.presses
+        if self.fault:
+            if self.mode == STANDALONE:
+                # no host to send `stop`: the button acknowledges the fault
+                self._clear(now, "button")
+            else:
+                self._event("foul", {"n": n, "reason": "fault", "player": None})
+            return
+        if self.burst:
+            self._event("foul", {"n": n, "reason": "busy", "player": None})
+            return
+        if self.mode == HOSTED:
+            a = self.arming
+            if a is None:
+                self._event("foul", {"n": n, "reason": "not_armed", "player": None})
+                return
+            cards = self._plan(a["mode"], a["cards"])
+            if a["mode"] != "until_card" or cards:
+                a["owed"] -= 1  # Wild Hit Fire: a blank press does not count (ATK rules)
+            self.feedback.ding(now)
+            self._event(
+                "press", {"n": n, "player": a["player"], "owed": a["owed"], "mode": a["mode"]}
+            )
+            self._start(now, n, a["player"], a["mode"], cards, a)
+        else:
+            cards = self.pattern.press()
+            self.feedback.ding(now)
+            self._event("press", {"n": n, "player": None, "owed": None, "mode": "random"})
+            self._start(now, n, None, "random", cards, None)
+
+    def _plan(self, mode, cards):
+        if mode == "exact":
+            return cards
+        return self.pattern.press()
+
+    # -- bursts ----------------------------------------------------------------
+    def _start(self, now, n, player, mode, cards, arming):
+        b = {
+            "n": n,
+            "player": player,
+            "mode": mode,
+            "want": cards,
+            "arming": arming,
+            "base": self.sensor.count if self.sensor else 0,
+            "got": 0,
+            "last_card_at": now,
+        }
+        if cards == 0:
+            self.feedback.suspense(self.pattern.blanks, now)
+            self._finish(b, 0, True, None)
+            return
+        self.burst = b
+        self.motor.start(now)
+        self.feedback.firing(True, now)
+
+    def _run_ms(self, cards):
+        return self.cfg["ramp_ms"] // 2 + cards * self.cfg["ms_per_card"]
+
+    def tick(self, now):
+        """Drive the burst in progress and the feedback. Called every loop iteration."""
+        self.now = now
+        self.feedback.tick(now)
+        b = self.burst
+        if b is None:
+            return
+        if self.sensor is not None:
+            got = self.sensor.count - b["base"]
+            if got >= b["want"]:
+                self._finish(b, b["want"], True, None)
+                return
+            if got != b["got"]:
+                b["got"] = got
+                b["last_card_at"] = now
+            # the first card gets the soft-start ramp on top of jam_ms
+            grace = self.cfg["jam_ms"] + (self.cfg["ramp_ms"] if got == 0 else 0)
+            if ticks_diff(now, b["last_card_at"]) >= grace:
+                self._stall(b, got)
+                return
+        elif ticks_diff(now, self.motor.started_at) >= self._run_ms(b["want"]):
+            self._finish(b, b["want"], False, None)
+            return
+        if not self.motor.tick(now):
+            got = b["got"] if self.sensor is not None else self._estimate(b, now)
+            self._finish(b, got, self.sensor is not None, "motor_timeout")
+
+    def _estimate(self, b, now):
+        """Open loop: the cards a burst cut short has probably shot out."""
+        ran = ticks_diff(now, self.motor.started_at) - self.cfg["ramp_ms"] // 2
+        return max(0, min(ran // self.cfg["ms_per_card"], b["want"]))
+
+    def _stall(self, b, got):
+        # no card within jam_ms: a card stuck in the beam is a jam; bursts that see no card
+        # at all, empty_bursts times in a row, mean the magazine is empty
+        if got == 0 and not self.sensor.blocked():
+            self.cardless += 1
+        code = "empty" if self.cardless >= self.cfg["empty_bursts"] else "jam"
+        self._finish(b, got, True, code)
+
+    def _finish(self, b, cards, counted, fault, cancelled=False):
+        self.motor.off()
+        self.burst = None
+        self.feedback.firing(False, self.now)
+        self.cards_out += cards
+        if cards and self.sensor is not None:
+            self.cardless = 0
+        a = b["arming"]
+        if a is not None and a["mode"] == "until_card" and b["want"] and not cards:
+            a["owed"] += 1  # Wild Hit Fire: nothing came out, the press still owes a card
+        ev = {
+            "n": b["n"],
+            "player": b["player"],
+            "cards": cards,
+            "counted": counted,
+            "mode": b["mode"],
+        }
+        ev["owed"] = a["owed"] if a is not None else None
+        if b["want"] != cards:
+            ev["wanted"] = b["want"]
+        if cancelled:
+            ev["cancelled"] = True
+        self._event("eject", ev)
+        if fault:
+            self._fault(fault, None)
+        if a is not None and a["owed"] <= 0 and not fault and a is self.arming:
+            self.arming = None
+            self._event("done", {"player": b["player"]})
+
+    def _fault(self, code, detail):
+        self.motor.off()
+        self.fault = code
+        message = FAULT_MESSAGES.get(code, code)
+        if detail:
+            message = message + " (" + detail + ")"
+        self._event("fault", {"code": code, "message": message})
+        self.feedback.fault(self.now)
+
+    def internal_error(self, exc):
+        """An unhandled exception in the loop: motor off, fault `internal`."""
+        self.motor.off()
+        self.burst = None
+        self._fault("internal", repr(exc)[:120])
+
+    def _clear(self, now, by):
+        code = self.fault
+        self.fault = None
+        self.feedback.clear(now)
+        self._event("cleared", {"code": code, "by": by})
+
+    # -- requests --------------------------------------------------------------
+    def handle(self, req, now):
+        """Run one validated request; return its reply (a dict with id and ok)."""
+        self.now = now
+        cmd = req["cmd"]
+        rid = req["id"]
+        return getattr(self, "_cmd_" + cmd)(req, rid, now)
+
+    def _ok(self, rid, fields=None):
+        reply = {"id": rid, "ok": True}
+        if fields:
+            for k in fields:
+                reply[k] = fields[k]
+        return reply
+
+    def hello_fields(self):
+        fields = dict(self.info)
+        fields["mode"] = self.mode
+        return fields
+
+    def _cmd_hello(self, req, rid, now):
+        return self._ok(rid, self.hello_fields())
+
+    def _cmd_status(self, req, rid, now):
+        return self._ok(
+            rid,
+            {
+                "state": self.state(),
+                "mode": self.mode,
+                "armed": self._armed_view(),
+                "fault": self.fault,
+                "presses": self.presses,
+                "cards_out": self.cards_out,
+                "blanks": self.pattern.blanks,
+                "uptime_ms": ticks_diff(now, self.boot_at),
+                "restart_needed": self.pending_restart,
+            },
+        )
+
+    def _cmd_mode(self, req, rid, now):
+        was = None
+        if req["mode"] == STANDALONE:
+            was = self._armed_view()
+            self.arming = None
+        self.mode = req["mode"]
+        return self._ok(rid, {"mode": self.mode, "was": was})
+
+    def _cmd_arm(self, req, rid, now):
+        mode = req.get("mode", "random")
+        self.mode = HOSTED
+        self.arming = {
+            "player": req["player"],
+            "owed": req.get("presses", 1),
+            "mode": mode,
+            "cards": req.get("cards", 0),
+        }
+        return self._ok(rid, {"armed": self._armed_view(), "state": self.state()})
+
+    def _cmd_disarm(self, req, rid, now):
+        was = self._armed_view()
+        self.arming = None
+        return self._ok(rid, {"was": was})
+
+    def _cmd_fire(self, req, rid, now):
+        if self.fault:
+            return protocol.error(
+                rid, "fault", "launcher in fault %s; send stop first" % self.fault
+            )
+        if self.burst:
+            return protocol.error(rid, "bad_state", "a burst is running; wait for its eject event")
+        mode = req.get("mode", "random")
+        cards = req["cards"] if mode == "exact" else self.pattern.cards()
+        if self.sensor is None and self._run_ms(cards) >= self.cfg["burst_max_ms"]:
+            return protocol.error(
+                rid, "bad_field", "%d cards take longer than burst_max_ms" % cards, field="cards"
+            )
+        self._start(now, None, None, mode, cards, None)
+        return self._ok(rid, {"cards": cards})
+
+    def _cmd_seed(self, req, rid, now):
+        self.pattern.reseed(req["seed"])
+        return self._ok(rid, {"seed": req["seed"]})
+
+    def _cmd_config_get(self, req, rid, now):
+        return self._ok(rid, {"config": self.cfg, "restart_needed": self.pending_restart})
+
+    def _cmd_config_set(self, req, rid, now):
+        new, errors = merged(self.cfg, req["config"])
+        if errors:
+            errors = sorted(errors, key=lambda e: e[0])
+            reasons = [{"key": k, "reason": r} for k, r in errors]
+            first = errors[0]
+            return protocol.error(
+                rid, "config_invalid", "%s: %s" % (first[0], first[1]), reasons=reasons
+            )
+        if self.save is not None:
+            try:
+                self.save(new)
+            except OSError as e:
+                return protocol.error(rid, "io_error", "could not save launcher.json: %r" % (e,))
+        for key in RESTART_KEYS:
+            if new[key] != self.cfg[key] and key not in self.pending_restart:
+                self.pending_restart.append(key)
+        self.cfg = new
+        self.info["config_status"] = "ok"  # what runs now is a saved, valid file
+        self.info["config_errors"] = []
+        if self.apply is not None:
+            self.apply(new)
+        return self._ok(rid, {"config": new, "restart_needed": self.pending_restart})
+
+    def _cmd_stop(self, req, rid, now):
+        self.motor.off()
+        b = self.burst
+        if b is not None:
+            if self.sensor is None:
+                got = self._estimate(b, now)
+            else:
+                got = self.sensor.count - b["base"]
+            self._finish(b, got, self.sensor is not None, None, cancelled=True)
+        if self.fault:
+            self._clear(now, "stop")
+        return self._ok(rid, {"state": self.state()})
+
+    def _cmd_reset(self, req, rid, now):
+        self.motor.off()
+        self.reset_requested = True
+        return self._ok(rid, {"resetting": True})

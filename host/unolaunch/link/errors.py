@@ -1,0 +1,131 @@
+"""What can go wrong between the host and a launcher: one hierarchy under
+:class:`unolaunch.errors.UnolaunchError`, each message saying what to do about it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from unolaunch.errors import UnolaunchError
+
+__all__ = [
+    "BadReplyError",
+    "CommandError",
+    "ConfigInvalidError",
+    "DisconnectedError",
+    "FaultError",
+    "IncompatibleFirmwareError",
+    "LinkError",
+    "NoReplyError",
+    "PortBusyError",
+    "PortNotFoundError",
+    "PortPermissionError",
+]
+
+SAFE_MODE_HINT = "is the firmware running? hold the button at power-up for safe mode"
+
+
+class LinkError(UnolaunchError):
+    """Talking to the launcher failed; ``port`` names the device (when known)."""
+
+    def __init__(self, message: str, port: str | None = None) -> None:
+        super().__init__(message)
+        self.port = port
+
+
+class PortNotFoundError(LinkError):
+    """No such device, or ``auto`` found no launcher (or several)."""
+
+
+class PortBusyError(LinkError):
+    """Another program holds the port."""
+
+    def __init__(self, port: str) -> None:
+        super().__init__(
+            f"{port} is busy: is Thonny or mpremote holding {port}? "
+            "close it (or its REPL) and try again",
+            port,
+        )
+
+
+class PortPermissionError(LinkError):
+    """The user may not open the port."""
+
+    def __init__(self, port: str) -> None:
+        super().__init__(
+            f"permission denied opening {port}: add yourself to the 'dialout' group "
+            "(sudo usermod -aG dialout $USER), then log out and in again",
+            port,
+        )
+
+
+class NoReplyError(LinkError):
+    """The board did not answer in time."""
+
+    def __init__(self, port: str, what: str, timeout: float, seen: str = "") -> None:
+        msg = (
+            f"no reply from the launcher on {port} to {what} within {timeout:g} s: {SAFE_MODE_HINT}"
+        )
+        if seen:
+            msg += f" (it printed: {seen})"
+        super().__init__(msg, port)
+        self.timeout = timeout
+
+
+class DisconnectedError(LinkError):
+    """The device went away (unplugged, reset) and did not come back."""
+
+
+class IncompatibleFirmwareError(LinkError):
+    """The board runs firmware speaking another protocol (or no launcher firmware)."""
+
+
+class BadReplyError(LinkError):
+    """The board answered something that is not a valid reply."""
+
+
+class CommandError(LinkError):
+    """The launcher refused a request (``ok: false``).
+
+    ``code`` is the protocol's error code (``bad_field``, ``bad_state``...), ``field`` the
+    argument at fault (for ``bad_field``), ``reply`` the whole reply.
+    """
+
+    def __init__(self, cmd: str, reply: dict[str, Any], port: str | None = None) -> None:
+        self.cmd = cmd
+        self.reply = reply
+        self.code = str(reply.get("error") or "error")
+        self.field = reply.get("field") if isinstance(reply.get("field"), str) else None
+        message = str(reply.get("message") or self.code)
+        super().__init__(f"the launcher refused {cmd}: {message}{self._advice()}", port)
+
+    def _advice(self) -> str:
+        if self.code == "bad_field" and self.field:
+            return f" (argument {self.field!r})"
+        if self.code == "unknown_cmd":
+            return " (older firmware? run 'unolaunch flash')"
+        return ""
+
+
+class FaultError(CommandError):
+    """The launcher is in a fault state (jam, empty magazine...): clear it with ``stop``."""
+
+    def _advice(self) -> str:
+        if "stop" in str(self.reply.get("message", "")):
+            return ""
+        return "; fix the cause (clear the jam, load cards), then send stop"
+
+
+class ConfigInvalidError(CommandError):
+    """``config_set`` refused; ``reasons`` lists ``{"key", "reason"}``."""
+
+    def __init__(self, cmd: str, reply: dict[str, Any], port: str | None = None) -> None:
+        raw = reply.get("reasons")
+        self.reasons: list[dict[str, Any]] = (
+            [r for r in raw if isinstance(r, dict)] if isinstance(raw, list) else []
+        )
+        super().__init__(cmd, reply, port)
+
+    def _advice(self) -> str:
+        if not self.reasons:
+            return ""
+        return ": " + "; ".join(f"{r.get('key')}: {r.get('reason')}" for r in self.reasons)

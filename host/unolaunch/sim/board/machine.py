@@ -1,0 +1,238 @@
+# A fake `machine` module for running the launcher firmware under the MicroPython unix port
+# (MicroPython code). It offers the subset of the rp2 port's machine API the firmware uses -
+# Pin (with irq), PWM, WDT, Timer, reset, mem32 - backed by simworld.WORLD, the physical
+# launcher model. Files on MICROPYPATH override the unix port's built-in `machine`.
+import time
+
+from simworld import WORLD
+
+SIM_CHIP = "rp2040"  # the chip this fake board models
+
+PWRON_RESET = 1
+WDT_RESET = 3
+
+
+class Pin:
+    IN = 0
+    OUT = 1
+    OPEN_DRAIN = 2
+    ALT = 3
+    PULL_UP = 1
+    PULL_DOWN = 2
+    IRQ_FALLING = 4
+    IRQ_RISING = 8
+
+    def __init__(self, id, mode=-1, pull=-1, value=None, **kwargs):
+        if not (type(id) is int and 0 <= id <= 29) and id != "LED":
+            raise ValueError("invalid pin")  # an RP2040 has GPIO0..29 (+ "LED" on a Pico W)
+        self.id = id
+        self._mode = Pin.IN
+        self._pull = None
+        self._handler = None
+        self._trigger = 0
+        self._out = 0
+        self.init(mode, pull, value)
+
+    def init(self, mode=-1, pull=-1, value=None, **kwargs):
+        if mode != -1:
+            self._mode = mode
+        if pull != -1:
+            self._pull = pull
+        if value is not None:
+            self._out = 1 if value else 0
+        if self._mode == Pin.OUT:
+            WORLD.set_drive(self.id, float(self._out))
+
+    def value(self, x=None):
+        if x is None:
+            WORLD.update()
+            if self._mode == Pin.OUT:
+                return self._out
+            return WORLD.input_level(self.id, self._pull)
+        self._out = 1 if x else 0
+        if self._mode == Pin.OUT:
+            WORLD.set_drive(self.id, float(self._out))
+        return None
+
+    def __call__(self, x=None):
+        return self.value(x)
+
+    def on(self):
+        self.value(1)
+
+    def off(self):
+        self.value(0)
+
+    def high(self):
+        self.value(1)
+
+    def low(self):
+        self.value(0)
+
+    def toggle(self):
+        self.value(0 if self._out else 1)
+
+    def irq(self, handler=None, trigger=12, hard=False):
+        self._handler = handler
+        self._trigger = trigger
+        if handler is None:
+            WORLD.irq_pins.pop(self.id, None)
+        else:
+            WORLD.irq_pins[self.id] = self
+        return None
+
+    def _fire(self, level):
+        if self._handler is None:
+            return
+        if (level and self._trigger & Pin.IRQ_RISING) or (
+            not level and self._trigger & Pin.IRQ_FALLING
+        ):
+            self._handler(self)
+
+    def __repr__(self):
+        return "Pin(%r)" % (self.id,)
+
+
+class PWM:
+    def __init__(self, dest, freq=None, duty_u16=None, duty_ns=None, invert=False):
+        self.pin = dest.id if isinstance(dest, Pin) else dest
+        self._freq = 1000
+        self._duty = 0
+        self.init(freq=freq, duty_u16=duty_u16)
+
+    def init(self, freq=None, duty_u16=None, duty_ns=None, invert=False):
+        if freq is not None:
+            self.freq(freq)
+        if duty_u16 is not None:
+            self.duty_u16(duty_u16)
+
+    def freq(self, value=None):
+        if value is None:
+            return self._freq
+        if not 8 <= value <= 62500000:
+            raise ValueError("freq out of range")
+        self._freq = value
+        WORLD.pwm_freq[self.pin] = value
+        if self._duty:
+            WORLD.set_drive(self.pin, self._duty / 65535)
+        return None
+
+    def duty_u16(self, value=None):
+        if value is None:
+            return self._duty
+        if not 0 <= value <= 65535:
+            raise ValueError("duty_u16 must be 0..65535")
+        self._duty = value
+        WORLD.pwm_freq[self.pin] = self._freq
+        WORLD.set_drive(self.pin, value / 65535)
+        return None
+
+    def duty_ns(self, value=None):
+        period_ns = 1000000000 // self._freq
+        if value is None:
+            return self._duty * period_ns // 65535
+        self.duty_u16(min(65535, value * 65535 // period_ns))
+        return None
+
+    def deinit(self):
+        self.duty_u16(0)
+
+
+class WDT:
+    def __init__(self, id=0, timeout=5000):
+        if not 1 <= timeout <= 8388:
+            raise ValueError("timeout out of range")  # the RP2040's limit
+        WORLD.wdt_timeout = timeout
+        WORLD.wdt_fed = time.ticks_ms()
+
+    def feed(self):
+        WORLD.update()  # a feed that comes too late finds the board already reset
+        WORLD.wdt_fed = time.ticks_ms()
+
+
+class Timer:
+    ONE_SHOT = 0
+    PERIODIC = 1
+
+    def __init__(self, id=-1, **kwargs):
+        self._callback = None
+        self._period = 0
+        self._next = 0
+        self._mode = Timer.PERIODIC
+        if kwargs:
+            self.init(**kwargs)
+
+    def init(self, mode=PERIODIC, freq=-1, period=-1, callback=None, tick_hz=1000, hard=True):
+        if freq > 0:
+            period = max(1, 1000 // freq)
+        self._mode = mode
+        self._period = max(1, period)
+        self._callback = callback
+        self._next = time.ticks_add(time.ticks_ms(), self._period)
+        if self not in WORLD.timers:
+            WORLD.timers.append(self)
+
+    def deinit(self):
+        if self in WORLD.timers:
+            WORLD.timers.remove(self)
+
+    def _due(self, now):
+        if self._callback is None or time.ticks_diff(now, self._next) < 0:
+            return
+        if self._mode == Timer.PERIODIC:
+            self._next = time.ticks_add(self._next, self._period)
+        else:
+            self.deinit()
+        self._callback(self)
+
+
+class _Mem:
+    # Only the watchdog's CTRL register is modelled: a write of the ENABLE bit (bit 30) to
+    # its atomic-clear alias stops the watchdog, as on the RP2040.
+    def __getitem__(self, addr):
+        if addr == 0x40058000:
+            return (1 << 30) if WORLD.wdt_timeout is not None else 0
+        return 0
+
+    def __setitem__(self, addr, value):
+        if addr == 0x40058000 + 0x3000 and value & (1 << 30):
+            WORLD.wdt_timeout = None
+
+
+mem32 = _Mem()
+
+
+def reset():
+    WORLD.reset("reset")
+
+
+def soft_reset():
+    WORLD.reset("reset")
+
+
+def reset_cause():
+    return PWRON_RESET
+
+
+def idle():
+    WORLD.update()
+
+
+def freq(hz=None):
+    return 125000000 if hz is None else None
+
+
+def unique_id():
+    return b"unolnch1"
+
+
+def disable_irq():
+    return 0
+
+
+def enable_irq(state=0):
+    return None
+
+
+def time_pulse_us(pin, pulse_level, timeout_us=1000000):
+    return -1

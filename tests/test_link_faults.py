@@ -1,0 +1,197 @@
+"""A board that misbehaves in ways the real firmware never does, on a real pty: garbage and
+truncated lines, a reply that never comes, a board that never answers, an incompatible
+firmware; and ports that are not there."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+import time
+import tty
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from conftest import RunCli
+from unolaunch.link import (
+    IncompatibleFirmwareError,
+    LauncherClient,
+    NoReplyError,
+    PortInfo,
+    PortNotFoundError,
+    open_launcher,
+    resolve_port,
+)
+
+Script = Callable[[dict[str, Any]], bytes]
+MPREMOTE = (sys.executable, "-m", "mpremote")
+
+
+class FakeBoard:
+    """A misbehaving board on a real pty, for what the real firmware never does: ``script``
+    turns each request into the exact bytes to send back (b"" for silence)."""
+
+    def __init__(self, script: Script) -> None:
+        self.script = script
+        self.master, slave = os.openpty()
+        tty.setraw(slave)
+        self.port = os.ttyname(slave)
+        self.slave = slave  # kept open, as the simulator does
+        self.requests: list[dict[str, Any]] = []
+        self._stop = False
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        import select
+
+        buf = b""
+        while not self._stop:
+            ready, _, _ = select.select([self.master], [], [], 0.05)
+            if not ready:
+                continue
+            try:
+                buf += os.read(self.master, 4096)
+            except OSError:
+                return
+            while b"\n" in buf:
+                line, buf = buf.split(b"\n", 1)
+                try:
+                    req = json.loads(line)
+                except ValueError:
+                    continue
+                self.requests.append(req)
+                out = self.script(req)
+                if out:
+                    os.write(self.master, out)
+
+    def close(self) -> None:
+        self._stop = True
+        self._thread.join()
+        os.close(self.master)
+        os.close(self.slave)
+
+
+HELLO = {
+    "firmware": "0.1.0",
+    "protocol": 1,
+    "board": "fake",
+    "capabilities": [],
+    "mode": "standalone",
+}
+
+
+def reply(req: dict[str, Any], **fields: Any) -> bytes:
+    return json.dumps({"id": req["id"], "ok": True, **fields}).encode() + b"\n"
+
+
+@pytest.fixture
+def fake() -> Iterator[Callable[[Script], FakeBoard]]:
+    boards: list[FakeBoard] = []
+
+    def make(script: Script) -> FakeBoard:
+        boards.append(FakeBoard(script))
+        return boards[-1]
+
+    yield make
+    for b in boards:
+        b.close()
+
+
+def test_garbage_and_truncated_lines_are_skipped_and_nothing_is_lost(
+    fake: Callable[[Script], FakeBoard],
+) -> None:
+    def script(req: dict[str, Any]) -> bytes:
+        if req["cmd"] == "hello":
+            return b"\x00\xff\xfeline noise\r\n" + reply(req, **HELLO)
+        return (
+            b'{"id": 999, "ok": tr'  # a line cut short...
+            b"\n\x1b[2J Traceback (most recent call last):\r\n"
+            b'{"event": "press", "t": 5, "n": 1, "player": null, "owed": null}\n'
+            b'{"id": 12345, "ok": true}\n'  # a stale reply to nobody
+            + b"x" * 70000  # an endless line
+            + b"\n"
+            + reply(req, state="idle", armed=None)
+        )
+
+    noise: list[str] = []
+    board = fake(script)
+    with LauncherClient(board.port, timeout=2, on_noise=noise.append) as client:
+        assert client.status()["state"] == "idle"
+        assert client.status()["state"] == "idle"
+        # The event in the middle of the garbage is delivered, once per status.
+        assert [e["event"] for e in client.events(timeout=0.2)] == ["press", "press"]
+    assert any("line noise" in n for n in noise)
+    assert any("Traceback" in n for n in noise)
+
+
+def test_a_reply_that_never_comes_times_out_with_a_clear_message(
+    fake: Callable[[Script], FakeBoard],
+) -> None:
+    def script(req: dict[str, Any]) -> bytes:
+        if req["cmd"] == "hello":
+            return reply(req, **HELLO)
+        return b'{"id": %d, "ok": tr' % req["id"]  # truncated forever
+
+    board = fake(script)
+    with LauncherClient(board.port, timeout=0.3, reconnect=False) as client:
+        started = time.monotonic()
+        with pytest.raises(NoReplyError) as err:
+            client.status()
+        assert time.monotonic() - started < 2
+    assert "hold the button at power-up for safe mode" in str(err.value)
+
+
+def test_a_board_that_never_answers(fake: Callable[[Script], FakeBoard], run_cli: RunCli) -> None:
+    board = fake(lambda req: b"")
+    started = time.monotonic()
+    with pytest.raises(NoReplyError) as err:
+        open_launcher(board.port, timeout=0.4)
+    assert time.monotonic() - started < 3
+    assert str(err.value).startswith(f"no reply from the launcher on {board.port} to hello")
+    assert "is the firmware running? hold the button at power-up for safe mode" in str(err.value)
+    proc = run_cli("monitor", "--port", board.port, "--timeout", "0.4", timeout=30)
+    assert proc.returncode == 1
+    assert proc.stderr.count("\n") == 1 and "safe mode" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_incompatible_firmware_is_refused_with_what_to_do(
+    fake: Callable[[Script], FakeBoard],
+) -> None:
+    board = fake(lambda req: reply(req, **{**HELLO, "protocol": 2, "firmware": "9.0"}))
+    with pytest.raises(IncompatibleFirmwareError, match="run 'unolaunch flash'") as err:
+        open_launcher(board.port, timeout=1)
+    assert "protocol 2" in str(err.value) and "9.0" in str(err.value)
+    other = fake(
+        lambda req: (
+            json.dumps(
+                {"id": req["id"], "ok": False, "error": "unknown_cmd", "message": "what?"}
+            ).encode()
+            + b"\n"
+        )
+    )
+    with pytest.raises(IncompatibleFirmwareError, match="unolaunch flash"):
+        open_launcher(other.port, timeout=1)
+
+
+def test_no_such_port_and_auto_detection_messages() -> None:
+    with pytest.raises(PortNotFoundError, match="is the launcher plugged in"):
+        open_launcher("/dev/ttyNOPE9", timeout=0.5)
+    ports = [PortInfo("/dev/ttyS0", description="n/a"), PortInfo("/dev/ttyUSB0", 0x0403, 0x6001)]
+    with pytest.raises(PortNotFoundError) as none:
+        resolve_port("auto", lambda: ports)
+    assert "2E8A:0005" in str(none.value) and "/dev/ttyUSB0 (0403:6001)" in str(none.value)
+    picos = [
+        *ports,
+        PortInfo("/dev/ttyACM0", 0x2E8A, 5, "E660"),
+        PortInfo("/dev/ttyACM1", 0x2E8A, 5),
+    ]
+    with pytest.raises(PortNotFoundError) as several:
+        resolve_port("auto", lambda: picos)
+    assert "2 launchers found" in str(several.value)
+    assert "/dev/ttyACM0 (2E8A:0005, serial E660)" in str(several.value)
+    assert resolve_port("auto", lambda: picos[:3]) == "/dev/ttyACM0"
+    assert resolve_port("loop://", lambda: []) == "loop://"
