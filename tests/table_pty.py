@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,9 @@ class Player:
         )
         self.transcript: list[str] = []
         self._at: str | None = None
+        log = os.environ.get("UNOLAUNCH_TEST_TRANSCRIPT")
+        if log:  # a readable record of the session, e.g. for the README
+            self.child.logfile_read = open(log, "a", encoding="utf-8")  # noqa: SIM115
 
     def expect(self, text: str) -> str:
         """Wait for ``text``; return what came before it."""

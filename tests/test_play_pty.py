@@ -116,9 +116,9 @@ def test_bad_input_at_every_prompt_changes_nothing(mk: Player) -> None:
     mk.type("Cy> ", "challenge")
     mk.refused("Cy> ", "maybe", "won")  # the verdict
     mk.type("Cy> ", "won")  # MK-20: Bob held blue: he draws four, Cy plays on
-    mk.type("Cy> ", "item box")  # hidden hands: the table names the turned card next
-    mk.refused("Cy> ", "skip", "not one card")
-    mk.type("Cy> ", "y2")  # Banana: the player before Cy (Bob) draws two (MK-15)
+    mk.refused("Cy> ", "item box", "turned up")  # MK-13: the turned card comes with it
+    mk.refused("Cy> ", "item box skip", "which colour")
+    mk.type("Cy> ", "item box y2")  # Banana: the player before Cy (Bob) draws two (MK-15)
     mk.type("Ann> ", "item box wd4")  # Bob-omb: Ann draws two, names the colour (MK-18)
     mk.refused("Ann> ", "purple", "")
     mk.type("Ann> ", "red")

@@ -41,7 +41,7 @@ DEMO_CONFIG: dict[str, Any] = {
 }
 PRESS_MS = 30  # how long a bot holds the button
 EVENT_TIMEOUT_S = 20.0
-PRESS_SEEN_S = 2.0
+PRESS_SEEN_S = 3.0
 
 
 @dataclass
@@ -140,7 +140,9 @@ class Demo:
                 )
                 return
             except UnolaunchError:
-                if self.client.status().get("presses") != before or attempt == 2:
+                if self.client.status().get("presses") != before:
+                    return  # seen after all (a busy machine): its eject will follow
+                if attempt == 2:
                     raise
                 self.missed += 1
 
@@ -222,8 +224,7 @@ class Demo:
         g = self.game
         snap = g.snapshot()
         self.log(
-            f"Round {n} — {snap['dealer']} deals {g.deal_size} cards each; "
-            f"start card {snap['top']}"
+            f"Round {n} — {snap['dealer']} deals {g.deal_size} cards each; start card {snap['top']}"
         )
         self.load(len(g.stock), "the rest of the deck goes into the launcher")
 

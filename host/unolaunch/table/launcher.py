@@ -117,7 +117,8 @@ class LinkedLauncher:
             + (" until a card comes out" if a.mode == "until_card" else "")
         )
         left = f" · {self.sim.cards} cards inside" if self.sim is not None else ""
-        return f"{where} · {state}{left} · {self.presses} presses, {self.cards_out} cards out"
+        n = self.presses
+        return f"{where} · {state}{left} · {n} press{'es' if n != 1 else ''}, {self.cards_out} out"
 
     def sync(self) -> None:
         """Arm for exactly what the game awaits, or disarm (only when it changed)."""
@@ -298,9 +299,11 @@ class LinkedLauncher:
                 f"correct {player}'s hand with 'fix {player} N'",
             )
             return
-        text = "; ".join(effect_text(e) for e in effects) or f"{player} pressed"
+        # The cards a press brought are in the first words; say what else happened.
+        rest = "; ".join(effect_text(e) for e in effects if e.kind != "draw")
         self.sync()
-        self.notify(f"{player} presses: {cards} card{'s' if cards != 1 else ''} out · {text}", "")
+        out = f"{player} presses: {cards} card{'s' if cards != 1 else ''} out"
+        self.notify(f"{out} · {rest}" if rest else out, "")
 
 
 def _arming_of(armed: Mapping[str, Any]) -> Arming | None:
@@ -317,10 +320,7 @@ def connect(port: str, session: Session, notify: Notify) -> LinkedLauncher:
     ``sim`` starts a simulated launcher (the real firmware in MicroPython) loaded with the
     cards of the stock; typing ``press`` then presses its button.
     """
-    import importlib
-
-    # unolaunch.link (CONTRACTS.md section 5) lands separately; imported by name until then.
-    open_launcher = importlib.import_module("unolaunch.link").open_launcher
+    from unolaunch.link import open_launcher
 
     sim = None
     device = port
