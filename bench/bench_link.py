@@ -110,6 +110,8 @@ def main() -> None:
     parser.add_argument("--starts", type=int, default=10)
     args = parser.parse_args()
     n = args.requests
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"machine: {os.cpu_count()} CPUs, load average {load} (other work skews the tails)")
     print(f"status round trip over {n} requests (target: median <= 1 ms, p99 <= 5 ms)")
 
     proc, port, _ = start_sim_process()

@@ -354,7 +354,7 @@ def test_sim_command_prints_the_device_and_takes_commands(tiny_firmware: Path) -
         assert os.path.realpath(link) == device
         with open_port(device) as ser:
             assert request(ser, 1)["cards"] == 9
-            proc.stdin.write("press\nfrobnicate\nhold 300\n")
+            proc.stdin.write("press\nfrobnicate\nreplug\nhold 300\n")
             proc.stdin.flush()
             assert read_json(ser, {"event": "ctl", "words": ["press", "300"]})["cards"] == 7
         proc.stdin.write("unplug\nreplug\n")
@@ -379,6 +379,7 @@ def test_sim_command_prints_the_device_and_takes_commands(tiny_firmware: Path) -
     err = proc.stderr.read()
     assert "card out (8 left)" in err
     assert "unknown command 'frobnicate'" in err
+    assert "already plugged in" in err
     assert "USB unplugged" in err and "USB plugged in" in err
     assert "Traceback" not in err
     assert not os.path.lexists(link)

@@ -158,6 +158,13 @@ def handle(sim: SimulatedLauncher, line: str) -> bool:
     verb, args = words[0].lower(), words[1:]
     if verb in ("quit", "exit") and not args:
         return False
+    if not args and verb in ("unplug", "replug", "reset", "press"):
+        if verb == "unplug" and not sim.plugged:
+            raise SimError("already unplugged; type 'replug' to plug it back in")
+        if verb == "replug" and sim.plugged:
+            raise SimError("already plugged in")
+        if verb in ("reset", "press") and not sim.plugged:
+            raise SimError(f"the board has no power (unplugged): {verb} does nothing; 'replug'")
     if verb == "hold" and len(args) == 1 and args[0].isdigit():
         sim.control(f"press {args[0]}")
     elif verb == "unplug" and not args:

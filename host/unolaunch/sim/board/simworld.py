@@ -49,6 +49,17 @@ class World:
         if fd:
             self.hw = open(int(fd), "wb")
         self.dead = False
+        # the UART's wires (a firmware-test extension, not in CONTRACTS.md section 3):
+        # bytes to the board's RX come in on one fd, its TX goes out on another
+        self.uart_rx = None
+        self.uart_rx_poll = None
+        fd = os.getenv("UNOLAUNCH_SIM_UART_RX_FD")
+        if fd:
+            self.uart_rx = open(int(fd), "rb")
+            self.uart_rx_poll = select.poll()
+            self.uart_rx_poll.register(self.uart_rx, select.POLLIN)
+        fd = os.getenv("UNOLAUNCH_SIM_UART_TX_FD")
+        self.uart_tx = open(int(fd), "wb") if fd else None
         # hardware state
         self.drive = {}  # pin -> 0..1 (output level or PWM duty)
         self.pwm_freq = {}  # pin -> Hz of an active PWM
@@ -67,6 +78,7 @@ class World:
         self.wdt_timeout = None
         self.wdt_fed = 0
         self.timers = []
+        self.glitches = 0  # pin reads that will raise (control `glitch [N]`, firmware tests)
         self.last_us = time.ticks_us()
         self.last_ctl_ms = 0
         self.beam = self._beam()
@@ -249,6 +261,13 @@ class World:
                 return
             self.progress = 0.0
             self._set_beam(self._beam())
+        elif cmd == "glitch":
+            # not in CONTRACTS.md section 3: a firmware-test extension that makes the next
+            # N pin reads raise OSError, to exercise the loop's handling of the unexpected
+            try:
+                self.glitches = int(arg) if arg is not None else 1
+            except ValueError:
+                return
         elif cmd == "beam" and arg in ("block", "clear"):
             self.beam_forced = arg == "block"
             self._set_beam(self._beam())
