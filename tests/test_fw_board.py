@@ -241,7 +241,7 @@ def test_ctrl_c_stops_the_motor_and_the_watchdog_for_mpremote() -> None:
         fw.allow_text = True
         fw.proc.send_signal(signal.SIGINT)  # what Ctrl-C does on the unix port's tty
         try:
-            fw.proc.wait(timeout=5)
+            fw.proc.wait(timeout=15)
         except subprocess.TimeoutExpired:
             # diagnostics for a rare hang seen once under load
             proc_dir = Path(f"/proc/{fw.proc.pid}")
