@@ -89,6 +89,7 @@ def test_jam_stops_the_motor_and_faults_until_stop() -> None:
         fw.control("jam")
         fault = fw.wait_event("fault")
         assert fault["code"] == "jam" and "clear the slot" in fault["message"]
+        assert "sensor_pin" not in fault["message"]  # cards did pass the sensor
         eject = fw.wait_event("eject")
         assert 0 < eject["cards"] < 20 and eject["wanted"] == 20
         assert motor_reports(fw)[-1]["duty"] == 0.0
