@@ -105,6 +105,7 @@ def test_fuzz_100k_lines_every_line_answered_and_hello_still_works() -> None:
 
 
 @pytest.mark.soak
+@pytest.mark.timeout(3600)
 def test_fuzz_soak_a_million_lines() -> None:
     fuzz(1_150_000, SEED + 1)
 
