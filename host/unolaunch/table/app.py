@@ -17,6 +17,7 @@ import re
 import sys
 import threading
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, Protocol
 
 from rich.console import Console
@@ -272,11 +273,7 @@ class Table:
     def context(self) -> Context:
         """The parser's context, knowing whether a launcher is connected."""
         ctx = self.session.context()
-        if self.launcher is not None:
-            from dataclasses import replace
-
-            ctx = replace(ctx, launcher=True)
-        return ctx
+        return replace(ctx, launcher=True) if self.launcher is not None else ctx
 
     def error(self, exc: Exception) -> None:
         """One line: what was wrong and what to do. The game is unchanged."""
