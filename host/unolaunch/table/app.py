@@ -261,6 +261,12 @@ class Table:
     def turn(self) -> None:
         """Ask the awaited player for one line and carry it out."""
         line = self.ask(self.prompt_for())
+        s = self.session
+        if s.choice() == "reveal" or s.snapshot().get("awaiting") is None:
+            # The launcher's last owed presses ended the round while the prompt waited.
+            if line.strip():
+                self.say("(the round is over: first the cards left in the other hands)")
+            return
         try:
             parsed = parse(line, self.context())
             if isinstance(parsed, Command):
