@@ -14,6 +14,7 @@ long scripted game. Parser: lines per second over a mix of inputs.
 
 from __future__ import annotations
 
+import contextlib
 import random
 import statistics
 import sys
@@ -23,8 +24,6 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO / "host"), str(REPO / "tests")]
-
-import contextlib
 
 from table_typist import script_game  # noqa: E402
 from unolaunch.table.journal import Journal  # noqa: E402
