@@ -41,11 +41,26 @@ def mpy_cross() -> str:
 
 
 class Host:
-    """JSON lines over pyserial, just enough for measuring."""
+    """JSON lines over pyserial, just enough for measuring.
+
+    Lines are read in chunks (``read(in_waiting)``): pyserial's own ``readline()`` makes
+    two system calls per byte, which alone adds about a millisecond to a 250-byte reply.
+    """
 
     def __init__(self, port: str) -> None:
         self.ser = serial.serial_for_url(port, timeout=2.0)
         self.n = 0
+        self._buf = b""
+
+    def readline(self) -> bytes:
+        while b"\n" not in self._buf:
+            chunk = self.ser.read(self.ser.in_waiting or 1)
+            if not chunk:
+                line, self._buf = self._buf, b""
+                return line
+            self._buf += chunk
+        line, self._buf = self._buf.split(b"\n", 1)
+        return line + b"\n"
 
     def request(self, cmd: str, **args: Any) -> dict[str, Any]:
         self.n += 1
@@ -54,7 +69,7 @@ class Host:
 
     def reply(self, req_id: int) -> dict[str, Any]:
         while True:
-            raw = self.ser.readline()
+            raw = self.readline()
             if not raw:
                 raise RuntimeError(f"no reply to request {req_id}")
             if raw.strip():
@@ -65,7 +80,7 @@ class Host:
     def wait_event(self, name: str, timeout: float = 15.0) -> dict[str, Any]:
         end = time.monotonic() + timeout
         while True:
-            raw = self.ser.readline()
+            raw = self.readline()
             if not raw and time.monotonic() > end:
                 raise RuntimeError(f"no {name} event")
             if raw.strip():
@@ -134,6 +149,23 @@ def pipe_round_trips(n: int) -> list[float]:
     return times
 
 
+def fake_board_bytes() -> int:
+    """Heap taken by the simulated board's fake machine module (native code on a Pico)."""
+    exe = Path(sys.executable).parent / "micropython"
+    code = (
+        "import gc\ngc.collect()\na = gc.mem_alloc()\nimport machine\ngc.collect()\n"
+        "print(gc.mem_alloc() - a)\n"
+    )
+    proc = subprocess.run(
+        [str(exe if exe.exists() else "micropython"), "-X", "heapsize=192K", "-c", code],
+        env={"MICROPYPATH": str(REPO / "host" / "unolaunch" / "sim" / "board")},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return int(proc.stdout)
+
+
 def percentile(values: list[float], pct: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(pct / 100 * (len(ordered) - 1)))]
@@ -155,10 +187,16 @@ def main() -> int:
         print("== RAM after boot, -X heapsize=192K (budget: >= 120 KB free)")
         for label, fw_dir in (("from .py", FIRMWARE), ("from .mpy", mpy_flash(Path(tmp) / "f"))):
             perf = ram_after_boot(fw_dir)
-            free, alloc = perf["mem_free"], perf["mem_alloc"]
-            print(f"  {label:9s}: {free} B free ({free / 1024:.1f} KB), {alloc} B in use")
-        print("  (in use includes the simulated board's fake machine module, ~16 KB, which is")
-        print("   native code on a real Pico)")
+            boot, free = perf["mem_free_boot"], perf["mem_free"]
+            print(
+                f"  {label:9s}: {boot} B free after boot ({boot / 1024:.1f} KB); "
+                f"{free} B ({free / 1024:.1f} KB) while serving a status request"
+            )
+        fake = fake_board_bytes()
+        print(
+            f"  the simulated board's fake machine module takes {fake} B of that heap; on a "
+            f"Pico (native machine) about {(boot + fake) / 1024:.0f} KB would be free"
+        )
 
     with SimulatedLauncher(firmware_dir=FIRMWARE, cards=10_000) as sim:
         host = Host(sim.port)
@@ -194,11 +232,11 @@ def main() -> int:
         )
 
         print(f"== request -> reply round trip over the pty ({args.requests} requests)")
-        for cmd in ("hello", "status"):
+        for cmd, cmd_args in (("seed", {"seed": 1}), ("hello", {}), ("status", {})):
             times = []
             for _ in range(args.requests):
                 t0 = time.perf_counter()
-                host.request(cmd)
+                host.request(cmd, **cmd_args)
                 times.append((time.perf_counter() - t0) * 1000)
             print(
                 f"  {cmd:7s} median {statistics.median(times):.3f} ms, "
