@@ -74,6 +74,7 @@ _BOOT_TIMEOUT_S = 5.0
 # A child that dies sooner than this after starting is restarted only after a pause.
 _FAST_EXIT_S = 0.2
 _HOST_BUFFER_MAX = 64 * 1024
+_CHILD_BUFFER_MAX = 64 * 1024
 
 
 class SimError(UnolaunchError):
@@ -508,7 +509,9 @@ class SimulatedLauncher:
         rlist = [self._wake_r, self._hw_r]
         wlist = []
         if self._master_a is not None:
-            rlist.append(self._master_a)
+            if len(self._to_child) < _CHILD_BUFFER_MAX:
+                # Past this the host's writes block, as a USB device that NAKs would make them.
+                rlist.append(self._master_a)
             if self._to_host:
                 wlist.append(self._master_a)
         if child is not None:
