@@ -403,8 +403,10 @@ def test_a_board_that_stops_reading_pushes_back_on_the_host(sim: SimulatedLaunch
     assert pid is not None
     os.kill(pid, signal.SIGSTOP)  # the firmware hangs and reads nothing
     try:
-        with serial.serial_for_url(sim.port, write_timeout=1) as ser:
-            with pytest.raises(serial.SerialTimeoutException):
-                ser.write(b"x" * 4_000_000)  # blocks like a USB device that NAKs
+        with (
+            serial.serial_for_url(sim.port, write_timeout=1) as ser,
+            pytest.raises(serial.SerialTimeoutException),
+        ):
+            ser.write(b"x" * 4_000_000)  # blocks like a USB device that NAKs
     finally:
         os.kill(pid, signal.SIGCONT)
