@@ -190,3 +190,32 @@ def test_monitor_shows_events_and_the_cable_live(sim: SimulatedLauncher) -> None
             proc.kill()
             proc.wait()
     assert "Traceback" not in proc.stderr.read()
+
+
+def test_monitor_json_lines_for_scripts(sim: SimulatedLauncher) -> None:
+    import json
+
+    from conftest import cli_env
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "unolaunch", "monitor", "--port", sim.port, "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=cli_env(),
+    )
+    assert proc.stdout is not None
+    try:
+        hello = json.loads(proc.stdout.readline())
+        assert hello["event"] == "connected" and hello["hello"]["protocol"] == 1
+        sim.control("press")
+        press = json.loads(proc.stdout.readline())
+        eject = json.loads(proc.stdout.readline())
+        assert press["event"] == "press" and eject["event"] == "eject"
+        assert press["time"] <= eject["time"] and "T" in press["time"]
+        proc.terminate()
+        assert proc.wait(timeout=10) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
