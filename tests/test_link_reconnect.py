@@ -219,3 +219,13 @@ def test_monitor_json_lines_for_scripts(sim: SimulatedLauncher) -> None:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_mpremote_reset_then_the_client_connects(sim: SimulatedLauncher) -> None:
+    proc = subprocess.run(
+        [*MPREMOTE, "connect", sim.port, "reset"], capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 0, proc.stderr
+    sim.wait_hw(lambda e: e.get("hw") == "boot" and e.get("cause") == "reset", timeout=10)
+    with open_launcher(sim.port, timeout=2) as client:
+        assert client.status()["uptime_ms"] < 10000

@@ -575,8 +575,13 @@ class LauncherClient:
     def _handshake(self) -> None:
         self._in_handshake = True
         try:
+            # A newline first ends any half line the board holds (line noise, a terminal's
+            # keystrokes); the protocol ignores blank lines.
+            self._write(b"\n")
             try:
                 reply = self._exchange("hello", {}, self.timeout)
+                if reply.id is None:  # our hello arrived glued to earlier garbage: again
+                    reply = self._exchange("hello", {}, self.timeout)
             except NoReplyError:
                 if not self._at_repl():
                     raise

@@ -690,6 +690,8 @@ class SimulatedLauncher:
             self._flush_host()
             self._restart_raw, self._restart_cause = raw, "soft_reset"
         else:
+            # A hard reset takes USB down on a Pico: bytes in flight are lost.
+            self._to_child.clear()
             self._restart_raw, self._restart_cause = False, cause
         self._restart_at = time.monotonic() + delay  # _step spawns the next boot then
 
