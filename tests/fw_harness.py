@@ -23,7 +23,6 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 FIRMWARE = REPO / "firmware"
 SIM_BOARD = REPO / "host" / "unolaunch" / "sim" / "board"
-VENV_BIN = Path(os.environ.get("VIRTUAL_ENV", "")) / "bin"
 EXAMPLES = REPO / "docs" / "protocol-examples.jsonl"
 
 

@@ -292,3 +292,45 @@ def test_fake_watchdog_resets_a_stalled_program(tmp_path: Path) -> None:
     with os.fdopen(hw_r, "rb") as f:
         assert json.loads(f.read()) == {"hw": "reset", "cause": "wdt"}
     assert b"survived" not in proc.stdout
+
+
+def test_ram_after_boot_in_a_pico_sized_heap_and_loop_figures() -> None:
+    # a budget, not a timing: with -X heapsize=192K at least 120 KB must stay free (the
+    # fake machine module's own ~16 KB counts against us here; on a Pico it is native)
+    with Firmware(heap="192K") as fw:
+        fw.wait_event("boot")
+        fw.request("arm", player="Ann", mode="exact", cards=1)
+        fw.control("press")
+        fw.wait_event("eject")
+        perf = fw.request("status", perf=True)["perf"]
+        assert perf["mem_free"] >= 120 * 1024, perf
+        assert perf["iterations"] > 0 and perf["step_us_max"] >= perf["step_us_avg"] > 0
+        # the press is acted on in the iteration that completes the debounce
+        assert 1 <= perf["press_to_motor_iters"] <= 200
+        assert fw.request("status")["perf"] is None
+
+
+def test_an_unexpected_exception_stops_the_motor_and_the_loop_carries_on() -> None:
+    with Firmware() as fw:
+        fw.wait_event("boot")
+        fw.request("fire", mode="exact", cards=20)
+        time.sleep(0.3)
+        fw.control("glitch")  # the next pin read raises OSError inside the loop
+        fault = fw.wait_event("fault")
+        assert fault["code"] == "internal" and "simulated pin glitch" in fault["message"]
+        eject = fw.wait_event("eject")  # the interrupted burst still reports its cards
+        assert 0 < eject["cards"] < 20 and eject["wanted"] == 20
+        assert motor_reports(fw)[-1]["duty"] == 0.0
+        assert fw.request("status")["state"] == "fault"
+        assert fw.request("stop")["state"] == "idle"
+        fw.request("fire", mode="exact", cards=2)
+        assert fw.wait_event("eject")["cards"] == 2
+
+
+def test_a_storm_of_exceptions_resets_the_board() -> None:
+    with Firmware() as fw:
+        fw.wait_event("boot")
+        fw.control("glitch 1000")
+        assert fw.proc.wait(timeout=10) == 0
+        assert fw.hw_events(0.3)[-1] == {"hw": "reset", "cause": "reset"}
+        assert len([e for e in fw.drain() + fw.events if e.get("code") == "internal"]) > 5

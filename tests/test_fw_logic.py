@@ -490,3 +490,27 @@ def test_standalone_button_clears_a_fault() -> None:
     assert rig.l.state() == "fault" and "boom" in rig.events("fault")[-1]["message"]
     rig.l.on_press(rig.t)
     assert rig.l.state() == "idle" and rig.events("cleared")[-1]["by"] == "button"
+
+
+def test_a_jam_names_the_player_who_pressed() -> None:
+    rig = Rig(jam_ms=200)
+    rig.req("arm", player="Dee", presses=1, mode="exact", cards=4)
+    rig.l.on_press(rig.t)
+    rig.run(150, cards_every=100)
+    rig.sensor.is_blocked = True  # type: ignore[union-attr]
+    rig.run(400)
+    fault = rig.events("fault")[-1]
+    assert (fault["code"], fault["player"], fault["n"]) == ("jam", "Dee", 1)
+
+
+def test_a_fault_on_the_last_owed_press_still_ends_the_arming() -> None:
+    rig = Rig(jam_ms=200)
+    rig.req("arm", player="Eve", presses=1, mode="exact", cards=3)
+    rig.l.on_press(rig.t)
+    rig.sensor.is_blocked = True  # type: ignore[union-attr]
+    rig.run(400)
+    assert rig.events("fault")[-1]["code"] == "jam"
+    assert [e["player"] for e in rig.events("done")] == ["Eve"]
+    rig.req("stop")
+    rig.l.on_press(rig.t)  # nobody owes a press any more: a foul, no burst
+    assert rig.events("foul")[-1]["reason"] == "not_armed" and not rig.motor.running

@@ -13,6 +13,7 @@ from launcher.sensor import Sensor
 from launcher.version import VERSION
 
 IDLE_MS = 1  # longest wait per loop iteration when there is nothing to do
+RESET_DELAY_MS = 100  # lets the `reset` reply leave the USB buffer before the board resets
 MAX_ERRORS = 20  # unhandled exceptions within ERROR_WINDOW_MS before a reset
 ERROR_WINDOW_MS = 10000
 SAFE_MODE_LINE = (
@@ -78,7 +79,13 @@ class App:
         self.wdt = board.Watchdog(cfg["wdt_ms"])
         self.errors = 0
         self.error_window_at = now
+        # performance figures for `status` (and bench/bench_firmware.py)
         self.iterations = 0
+        self.step_us_total = 0
+        self.step_us_max = 0
+        self.raw_down_at = -1  # the iteration in which the button contact first closed
+        self.press_iters = -1  # loop iterations from contact to motor on, last press
+        self.launcher.perf = self.perf
 
     def emit(self, msg):
         self.serial.write(protocol.encode(msg))
@@ -100,31 +107,57 @@ class App:
                 reply = protocol.error(req["id"], "internal", "firmware error: %r" % (e,))
         self.emit(reply)
 
+    def perf(self):
+        gc.collect()
+        n = self.iterations or 1
+        return {
+            "mem_free": gc.mem_free(),
+            "mem_alloc": gc.mem_alloc(),
+            "iterations": self.iterations,
+            "step_us_avg": self.step_us_total // n,
+            "step_us_max": self.step_us_max,
+            "press_to_motor_iters": self.press_iters,
+        }
+
     def step(self):
         """One loop iteration; returns True if it did any work."""
         now = time.ticks_ms()
         self.wdt.feed()
         busy = False
+        was_raw = self.button._raw
         if self.button.poll(now) == DOWN:
             self.launcher.on_press(self.button.changed_at)
+            if self.motor.running:
+                self.press_iters = self.iterations - self.raw_down_at
             busy = True
+        elif self.button._raw and not was_raw:
+            self.raw_down_at = self.iterations
         self.launcher.tick(now)
         data = self.serial.read()
         if data:
             busy = True
             for line in self.reader.feed(data):
                 self.handle_line(line, now)
-        if self.launcher.reset_requested:
+        reset_at = self.launcher.reset_at
+        if reset_at is not None and time.ticks_diff(now, reset_at) >= RESET_DELAY_MS:
             board.reset()
-        return busy or self.launcher.burst is not None
+        # a burst needs no spinning: card edges are counted in the sensor's IRQ and the
+        # burst deadlines are checked every iteration, at most IDLE_MS apart
+        return busy
 
     def run(self):
         self.launcher.boot(time.ticks_ms())
         while not self.serial.closed:
             try:
-                if not self.step():
-                    self.serial.wait(IDLE_MS)
+                t0 = time.ticks_us()
+                busy = self.step()
+                dt = time.ticks_diff(time.ticks_us(), t0)
+                self.step_us_total += dt
+                if dt > self.step_us_max:
+                    self.step_us_max = dt
                 self.iterations += 1
+                if not busy:
+                    self.serial.wait(IDLE_MS)
             except Exception as e:
                 self._unhandled(e)
 

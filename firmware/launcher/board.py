@@ -118,5 +118,5 @@ class Serial:
         return data
 
     def write(self, text):
-        self._out.write(text)
-        self._out.write("\n")
+        # one write per line: a reader never sees half a line waiting for its newline
+        self._out.write(text + "\n")

@@ -49,8 +49,9 @@ class Launcher:
         self.presses = 0
         self.cards_out = 0
         self.cardless = 0  # consecutive bursts in which the sensor saw no card
-        self.reset_requested = False
+        self.reset_at = None  # ticks_ms of a `reset` request
         self.pending_restart = []
+        self.perf = None  # optional () -> dict of performance figures for `status`
 
     # -- state -----------------------------------------------------------------
     def state(self):
@@ -101,7 +102,7 @@ class Launcher:
             return
         if self.mode == HOSTED:
             a = self.arming
-            if a is None:
+            if a is None or a["owed"] <= 0:
                 self._event("foul", {"n": n, "reason": "not_armed", "player": None})
                 return
             cards = self._plan(a["mode"], a["cards"])
@@ -210,25 +211,42 @@ class Launcher:
             ev["cancelled"] = True
         self._event("eject", ev)
         if fault:
-            self._fault(fault, None)
-        if a is not None and a["owed"] <= 0 and not fault and a is self.arming:
+            self._fault(fault, None, b)
+        if a is not None and a["owed"] <= 0 and a is self.arming:
+            # the last owed press is served, even if its burst faulted: never a press more
             self.arming = None
             self._event("done", {"player": b["player"]})
 
-    def _fault(self, code, detail):
+    def _fault(self, code, detail, b=None):
         self.motor.off()
         self.fault = code
         message = FAULT_MESSAGES.get(code, code)
         if detail:
             message = message + " (" + detail + ")"
-        self._event("fault", {"code": code, "message": message})
+        # the burst's press and player: a card left sticking out belongs to who pressed
+        ev = {"code": code, "message": message, "n": None, "player": None}
+        if b is not None:
+            ev["n"] = b["n"]
+            ev["player"] = b["player"]
+        self._event("fault", ev)
         self.feedback.fault(self.now)
 
     def internal_error(self, exc):
         """An unhandled exception in the loop: motor off, fault `internal`."""
         self.motor.off()
-        self.burst = None
-        self._fault("internal", repr(exc)[:120])
+        b = self.burst
+        if b is not None:
+            # the burst still gets its eject, with what came out so far (nothing is lost)
+            try:
+                self._finish(b, self._so_far(b, self.now), self.sensor is not None, None)
+            except Exception:
+                self.burst = None
+        self._fault("internal", repr(exc)[:120], b)
+
+    def _so_far(self, b, now):
+        if self.sensor is None:
+            return self._estimate(b, now)
+        return min(b["want"], self.sensor.count - b["base"])
 
     def _clear(self, now, by):
         code = self.fault
@@ -272,6 +290,7 @@ class Launcher:
                 "blanks": self.pattern.blanks,
                 "uptime_ms": ticks_diff(now, self.boot_at),
                 "restart_needed": self.pending_restart,
+                "perf": self.perf() if req.get("perf") and self.perf is not None else None,
             },
         )
 
@@ -350,16 +369,12 @@ class Launcher:
         self.motor.off()
         b = self.burst
         if b is not None:
-            if self.sensor is None:
-                got = self._estimate(b, now)
-            else:
-                got = self.sensor.count - b["base"]
-            self._finish(b, got, self.sensor is not None, None, cancelled=True)
+            self._finish(b, self._so_far(b, now), self.sensor is not None, None, cancelled=True)
         if self.fault:
             self._clear(now, "stop")
         return self._ok(rid, {"state": self.state()})
 
     def _cmd_reset(self, req, rid, now):
         self.motor.off()
-        self.reset_requested = True
+        self.reset_at = now  # the loop resets RESET_DELAY_MS later, once this reply is out
         return self._ok(rid, {"resetting": True})

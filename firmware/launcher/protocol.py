@@ -15,10 +15,11 @@ MAX_PRESSES = 50
 
 # cmd -> ((field, kind, required, a, b), ...)
 #   kind "int": integer a..b; "str": string of a..b characters; "enum": one of a;
-#   "obj": a JSON object. Fields not listed are ignored (forward compatibility).
+#   "bool": true or false; "obj": a JSON object.
+#   Fields not listed are ignored (forward compatibility).
 COMMANDS = {
     "hello": (),
-    "status": (),
+    "status": (("perf", "bool", False, None, None),),
     "disarm": (),
     "stop": (),
     "config_get": (),
@@ -103,6 +104,9 @@ def _check_field(spec, value):
     elif kind == "enum":
         if value not in a or type(value) is not str:
             return "%s must be one of %s" % (name, ", ".join(a))
+    elif kind == "bool":
+        if type(value) is not bool:
+            return "%s must be true or false" % name
     elif kind == "obj":
         if type(value) is not dict:
             return "%s must be an object" % name

@@ -46,6 +46,9 @@ class Pin:
     def value(self, x=None):
         if x is None:
             WORLD.update()
+            if WORLD.glitches:
+                WORLD.glitches -= 1
+                raise OSError(5, "simulated pin glitch")
             if self._mode == Pin.OUT:
                 return self._out
             return WORLD.input_level(self.id, self._pull)

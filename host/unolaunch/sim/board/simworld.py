@@ -67,6 +67,7 @@ class World:
         self.wdt_timeout = None
         self.wdt_fed = 0
         self.timers = []
+        self.glitches = 0  # pin reads that will raise (control `glitch [N]`, firmware tests)
         self.last_us = time.ticks_us()
         self.last_ctl_ms = 0
         self.beam = self._beam()
@@ -249,6 +250,13 @@ class World:
                 return
             self.progress = 0.0
             self._set_beam(self._beam())
+        elif cmd == "glitch":
+            # not in CONTRACTS.md section 3: a firmware-test extension that makes the next
+            # N pin reads raise OSError, to exercise the loop's handling of the unexpected
+            try:
+                self.glitches = int(arg) if arg is not None else 1
+            except ValueError:
+                return
         elif cmd == "beam" and arg in ("block", "clear"):
             self.beam_forced = arg == "block"
             self._set_beam(self._beam())
