@@ -141,6 +141,19 @@ def test_flash_keeps_the_board_config_unless_config_replaces_it(
     assert "config ok" in proc.stdout
 
 
+def test_flash_warns_when_the_boards_own_config_is_not_used(
+    run_cli: RunCli, sim: SimulatedLauncher, flash_dir: Path
+) -> None:
+    (flash_dir / "launcher.json").write_text('{"button_pin": 99}')
+    proc = run_cli("flash", "--port", sim.port)
+    assert proc.returncode == 0, proc.stderr
+    assert "kept         launcher.json" in proc.stdout  # still the owner's file: not lost
+    assert "warning: the board's launcher.json was not used (defaults:invalid: button_pin" in (
+        proc.stdout
+    )
+    assert "unolaunch flash --config FILE" in proc.stdout
+
+
 def test_dry_run_changes_nothing_and_releases_the_board(
     run_cli: RunCli, sim: SimulatedLauncher, flash_dir: Path
 ) -> None:

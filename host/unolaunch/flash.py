@@ -1,9 +1,12 @@
 """Put the launcher firmware on a Pico running MicroPython, through ``mpremote``.
 
-Layers, as in mpremote itself: :class:`Board` wraps mpremote's ``SerialTransport`` (the raw
-REPL, file transfer and hashing are mpremote's; this module only decides what to send), the
-pure functions build the list of files and compare it with the board's, and :func:`flash`
-runs the whole job, reporting through a :class:`FlashUI` so the CLI can draw progress bars.
+Layers, as in mpremote itself: :class:`Board` wraps mpremote's ``SerialTransport`` (opening
+the port, interrupting the firmware, the raw REPL and raw-paste are mpremote's; what runs on
+the board is small MicroPython snippets of this module — hash every file in one exchange,
+write several file pieces per exchange — because one round trip per file or per 256 bytes, as
+``mpremote fs cp`` does, is what makes flashing slow), the pure functions build the list of
+files and compare it with the board's, and :func:`flash` runs the whole job, reporting
+through a :class:`FlashUI` so the CLI can draw progress bars.
 
 What a flash does:
 
@@ -674,7 +677,7 @@ def hello(port: str, timeout: float = HELLO_TIMEOUT_S) -> dict[str, Any]:
     last: Exception | None = None
     while time.monotonic() < deadline:
         try:
-            client = open_launcher(port, timeout=2.0)
+            client = open_launcher(port, timeout=0.5)
         except LinkError as exc:
             last = exc
             time.sleep(0.2)

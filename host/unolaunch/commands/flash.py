@@ -140,8 +140,21 @@ def run(args: argparse.Namespace) -> int:
         f"in {report.seconds:.1f} s"
     )
     if hello:
+        status = hello.get("config_status")
         console.print(
             f"hello: firmware {hello.get('firmware')}, protocol {hello.get('protocol')}, "
-            f"board {hello.get('board')}, config {hello.get('config_status')}"
+            f"board {hello.get('board')}, config {status}"
         )
+        if status not in ("ok", "defaults:missing"):
+            reasons = "; ".join(
+                f"{e.get('key')}: {e.get('reason')}"
+                for e in hello.get("config_errors") or []
+                if isinstance(e, dict)
+            )
+            console.print(
+                f"warning: the board's launcher.json was not used ({status}"
+                + (f": {reasons}" if reasons else "")
+                + "); the launcher runs on its defaults. Fix it with "
+                "'unolaunch flash --config FILE'."
+            )
     return 0
