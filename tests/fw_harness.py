@@ -75,6 +75,7 @@ class Firmware:
         config: dict[str, Any] | str | None = None,
         script: str = "main.py",
         env: dict[str, str] | None = None,
+        pass_fds: tuple[int, ...] = (),
     ) -> None:
         self._tmp = None
         if flash_dir is None:
@@ -102,7 +103,7 @@ class Firmware:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             env=full_env,
-            pass_fds=(ctl_r, hw_w),
+            pass_fds=(ctl_r, hw_w, *pass_fds),
         )
         os.close(ctl_r)
         os.close(hw_w)

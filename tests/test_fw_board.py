@@ -334,3 +334,60 @@ def test_a_storm_of_exceptions_resets_the_board() -> None:
         assert fw.proc.wait(timeout=10) == 0
         assert fw.hw_events(0.3)[-1] == {"hw": "reset", "cause": "reset"}
         assert len([e for e in fw.drain() + fw.events if e.get("code") == "internal"]) > 5
+
+
+def test_fake_timer_calls_back_periodically_and_one_shot(tmp_path: Path) -> None:
+    script = tmp_path / "timers.py"
+    script.write_text(
+        "import machine, time\n"
+        "n = [0, 0]\n"
+        "def tick(t):\n"
+        "    n[0] += 1\n"
+        "def once(t):\n"
+        "    n[1] += 1\n"
+        "machine.Timer(mode=machine.Timer.PERIODIC, period=10, callback=tick)\n"
+        "machine.Timer(mode=machine.Timer.ONE_SHOT, period=20, callback=once)\n"
+        "end = time.ticks_add(time.ticks_ms(), 205)\n"
+        "while time.ticks_diff(end, time.ticks_ms()) > 0:\n"
+        "    machine.idle()\n"
+        "print(n[0], n[1])\n"
+    )
+    env = dict(os.environ, MICROPYPATH=str(SIM_BOARD))
+    proc = subprocess.run(
+        [micropython_exe(), str(script)], env=env, capture_output=True, text=True, timeout=20
+    )
+    periodic, one_shot = map(int, proc.stdout.split())
+    assert 15 <= periodic <= 20 and one_shot == 1
+
+
+def test_the_protocol_also_runs_on_a_uart() -> None:
+    rx_r, rx_w = os.pipe()  # host -> board RX
+    tx_r, tx_w = os.pipe()  # board TX -> host
+    env = {"UNOLAUNCH_SIM_UART_RX_FD": str(rx_r), "UNOLAUNCH_SIM_UART_TX_FD": str(tx_w)}
+    with Firmware(config={"uart_id": 0}, env=env, pass_fds=(rx_r, tx_w)) as fw:
+        os.close(rx_r)
+        os.close(tx_w)
+        uart = os.fdopen(tx_r, "rb")
+        usb_hello = fw.request("hello")
+        assert "uart" in usb_hello["capabilities"]
+        os.write(rx_w, b'{"id": 77, "cmd": "hello"}\n{"id": 78, "cmd": "arm", "player": "Uma"}\n')
+        lines = [json.loads(uart.readline()) for _ in range(3)]
+        assert lines[0]["event"] == "boot"  # events go to both ports
+        assert lines[1]["id"] == 77 and lines[1]["firmware"] == usb_hello["firmware"]
+        assert lines[2]["id"] == 78 and lines[2]["armed"]["player"] == "Uma"
+        fw.control("press")
+        assert json.loads(uart.readline())["event"] == "press"
+        assert fw.wait_event("press")["player"] == "Uma"
+        # a reply goes only to the port that asked: USB never saw ids 77/78
+        assert not [m for m in fw.drain() if m.get("id") in (77, 78)]
+        os.close(rx_w)
+        uart.close()
+
+
+def test_uart_pins_must_not_clash_when_the_uart_is_on() -> None:
+    from launcher.config import merged
+
+    assert merged(DEFAULTS, {"uart_tx_pin": 15})[0] is not None  # off: no clash
+    new, errors = merged(DEFAULTS, {"uart_id": 0, "uart_tx_pin": 15})
+    assert new is None and errors[0][0] == "uart_tx_pin"
+    assert merged(DEFAULTS, {"uart_id": 2})[1][0] == ("uart_id", "must be 0, 1 or null")

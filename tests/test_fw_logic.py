@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 from fw_fakes import FakePin, FakePWM, FakeSensor
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from launcher import config, protocol
 from launcher.button import DOWN, UP, Button
 from launcher.feedback import Feedback
@@ -514,3 +516,29 @@ def test_a_fault_on_the_last_owed_press_still_ends_the_arming() -> None:
     rig.req("stop")
     rig.l.on_press(rig.t)  # nobody owes a press any more: a foul, no burst
     assert rig.events("foul")[-1]["reason"] == "not_armed" and not rig.motor.running
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.binary(max_size=40).map(lambda b: b.replace(b"\n", b"")), max_size=30), st.data()
+)
+def test_line_reader_does_not_care_how_the_stream_is_chunked(
+    pieces: list[bytes], data: st.DataObject
+) -> None:
+    stream = b"\n".join(pieces) + b"\n"
+    whole = protocol.LineReader(max_len=32).feed(stream)
+    r = protocol.LineReader(max_len=32)
+    got: list[object] = []
+    i = 0
+    while i < len(stream):
+        n = data.draw(st.integers(1, 50))
+        got += r.feed(stream[i : i + n])
+        i += n
+    assert got == whole
+    expected = []
+    for p in pieces:
+        if len(p) > 32:
+            expected.append(protocol.TOO_LONG)
+        elif p.strip():
+            expected.append(p.strip())
+    assert whole == expected

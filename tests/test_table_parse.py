@@ -79,7 +79,6 @@ def test_attack_inputs(text: str, action: dict[str, Any]) -> None:
         ("wd4 red", {"by": "Bob", "play": "W+4", "color": "red"}),  # MK-12
         ("wild draw four blue", {"by": "Bob", "play": "W+4", "color": "blue"}),
         ("item box g7", {"by": "Bob", "play": "WIB", "turned": "g7"}),  # MK-13
-        ("wib", {"by": "Bob", "play": "WIB"}),
         ("draw", {"by": "Bob", "draw": True}),  # MK-9
         ("pass", {"by": "Bob", "pass": True}),
         ("challenge", {"by": "Bob", "challenge": True}),  # MK-20
@@ -188,8 +187,10 @@ def test_wild_item_box_carries_turned_card_bob_omb_colour_and_shell_target() -> 
         "turned": "W+4",
         "color": "red",
     }
-    with pytest.raises(ParseError, match="one card"):
+    with pytest.raises(ParseError, match="one card the Item Box turned up"):
         parse("item box g7 r5", MK)
+    with pytest.raises(ParseError, match="one card the Item Box turned up"):
+        parse("wib", MK)
 
 
 def test_discard_all_lists_the_other_cards_it_took_out() -> None:

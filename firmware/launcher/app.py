@@ -27,7 +27,13 @@ class App:
         now = time.ticks_ms()
         self.cfg = cfg
         self.serial = board.Serial()
-        self.reader = protocol.LineReader()
+        # (port, its line reader): USB always, a UART when configured
+        self.links: list = [(self.serial, protocol.LineReader())]
+        if cfg["uart_id"] is not None:
+            uart = board.Uart(
+                cfg["uart_id"], cfg["uart_tx_pin"], cfg["uart_rx_pin"], cfg["uart_baud"]
+            )
+            self.links.append((uart, protocol.LineReader()))
         self.button = Button(board.input_pin(cfg["button_pin"]), cfg["debounce_ms"])
         self.motor = Motor(
             board.pwm(cfg["motor_a_pin"], cfg["motor_pwm_hz"]),
@@ -55,6 +61,8 @@ class App:
             caps.append("buzzer")
         if led is not None:
             caps.append("led")
+        if len(self.links) > 1:
+            caps.append("uart")
         info = {
             "firmware": VERSION,
             "protocol": protocol.PROTOCOL,
@@ -85,10 +93,14 @@ class App:
         self.step_us_max = 0
         self.raw_down_at = -1  # the iteration in which the button contact first closed
         self.press_iters = -1  # loop iterations from contact to motor on, last press
+        self.press_ms = -1  # the same in milliseconds
         self.launcher.perf = self.perf
 
     def emit(self, msg):
-        self.serial.write(protocol.encode(msg))
+        """An event: every port hears it."""
+        line = protocol.encode(msg)
+        for port, _ in self.links:
+            port.write(line)
 
     def apply(self, cfg):
         self.cfg = cfg
@@ -97,7 +109,8 @@ class App:
         self.pattern.configure(cfg)
         self.button.debounce_ms = cfg["debounce_ms"]
 
-    def handle_line(self, line, now):
+    def handle_line(self, line, now, port=None):
+        """Answer one line; the reply goes back to the port it came from."""
         req, reply = protocol.parse(line)
         if req is not None:
             try:
@@ -105,7 +118,7 @@ class App:
             except Exception as e:  # every request gets exactly one reply, even then
                 self.motor.off()
                 reply = protocol.error(req["id"], "internal", "firmware error: %r" % (e,))
-        self.emit(reply)
+        (port or self.serial).write(protocol.encode(reply))
 
     def perf(self):
         gc.collect()
@@ -117,6 +130,7 @@ class App:
             "step_us_avg": self.step_us_total // n,
             "step_us_max": self.step_us_max,
             "press_to_motor_iters": self.press_iters,
+            "press_to_motor_ms": self.press_ms,
         }
 
     def step(self):
@@ -129,15 +143,17 @@ class App:
             self.launcher.on_press(self.button.changed_at)
             if self.motor.running:
                 self.press_iters = self.iterations - self.raw_down_at
+                self.press_ms = time.ticks_diff(now, self.button.changed_at)
             busy = True
         elif self.button._raw and not was_raw:
             self.raw_down_at = self.iterations
         self.launcher.tick(now)
-        data = self.serial.read()
-        if data:
-            busy = True
-            for line in self.reader.feed(data):
-                self.handle_line(line, now)
+        for port, reader in self.links:
+            data = port.read()
+            if data:
+                busy = True
+                for line in reader.feed(data):
+                    self.handle_line(line, now, port)
         reset_at = self.launcher.reset_at
         if reset_at is not None and time.ticks_diff(now, reset_at) >= RESET_DELAY_MS:
             board.reset()

@@ -81,6 +81,25 @@ def random_seed():
     return int.from_bytes(os.urandom(4), "little")
 
 
+class Uart:
+    """The protocol on a hardware UART (config uart_id), read without blocking."""
+
+    def __init__(self, uart_id, tx, rx, baud):
+        self._uart = machine.UART(
+            uart_id, baudrate=baud, tx=machine.Pin(tx), rx=machine.Pin(rx), txbuf=1024, rxbuf=1024
+        )
+        self.closed = False
+
+    def read(self, limit=512):
+        n = self._uart.any()
+        if not n:
+            return b""
+        return self._uart.read(min(n, limit)) or b""
+
+    def write(self, text):
+        self._uart.write(text + "\n")
+
+
 class Serial:
     """The USB serial port (sys.stdin/sys.stdout), read without ever blocking."""
 

@@ -39,11 +39,17 @@ DEFAULTS = {
     "beep_hz": 2700,
     # watchdog timeout (the RP2040 allows at most 8388 ms)
     "wdt_ms": 3000,
+    # the same protocol on a UART as well as USB (uart_id null: off)
+    "uart_id": None,
+    "uart_tx_pin": 0,
+    "uart_rx_pin": 1,
+    "uart_baud": 115200,
 }
 
 PIN_KEYS = ("button_pin", "motor_a_pin", "motor_b_pin", "sensor_pin", "buzzer_pin", "led_pin")
+UART_KEYS = ("uart_id", "uart_tx_pin", "uart_rx_pin", "uart_baud")
 # Keys that only take effect after a reset (the pins are claimed at boot).
-RESTART_KEYS = PIN_KEYS + ("motor_pwm_hz", "sensor_blocked_value", "wdt_ms")
+RESTART_KEYS = PIN_KEYS + UART_KEYS + ("motor_pwm_hz", "sensor_blocked_value", "wdt_ms")
 # Firmware-enforced ceilings that no configuration can lift.
 ABS_MAX_BURST_MS = 10000
 MAX_PIN = 47  # RP2350B has GPIO0..47; the RP2040 stops at 29
@@ -65,6 +71,9 @@ _RANGES = {
     "max_blanks": (0, 20),
     "beep_hz": (100, 10000),
     "wdt_ms": (500, 8000),
+    "uart_tx_pin": (0, MAX_PIN),
+    "uart_rx_pin": (0, MAX_PIN),
+    "uart_baud": (1200, 1000000),
 }
 
 
@@ -86,6 +95,10 @@ def check_value(key, value):
         if not _is_int(value) or value < 0 or value > MAX_PIN:
             return "must be a GPIO number 0..%d or null" % MAX_PIN
         return None
+    if key == "uart_id":
+        return (
+            None if value is None or value in (0, 1) and _is_int(value) else "must be 0, 1 or null"
+        )
     if key == "quiet":
         return None if type(value) is bool else "must be true or false"
     if key == "burst_weights":
@@ -124,7 +137,10 @@ def check(cfg):
     if cfg["motor_duty_pct"] > cfg["motor_max_duty_pct"]:
         errors.append(("motor_duty_pct", "above motor_max_duty_pct"))
     seen: dict = {}
-    for key in PIN_KEYS:
+    keys: tuple = PIN_KEYS
+    if cfg["uart_id"] is not None:
+        keys = keys + ("uart_tx_pin", "uart_rx_pin")
+    for key in keys:
         pin = cfg[key]
         if pin is None or pin == "LED":
             continue

@@ -13,6 +13,7 @@ on another thread, update the game and redraw the screen while the prompt waits.
 
 from __future__ import annotations
 
+import re
 import sys
 import threading
 from collections.abc import Callable
@@ -89,13 +90,14 @@ class Table:
     def say(self, line: str, style: str | None = None) -> None:
         """Print one line (thread-safe)."""
         with self.out_lock:
-            self.console.print(Text(line, style=style or ""))
+            self.console.print(Text(line, style=style or ""), soft_wrap=True)
 
     def effects(self, effects: list[Effect]) -> None:
         """Print what an action did and keep it for the screen."""
         for e in effects:
-            self.log.append(str(e))
-            self.say(f"  · {e}")
+            text = effect_text(e)
+            self.log.append(text)
+            self.say(f"  · {text}")
 
     def view(self) -> View:
         """The screen's content now."""
@@ -401,6 +403,11 @@ class Table:
         for name, pts in ranked:
             self.say(f"   {name:<12} {pts:>4}")
         self.say(f"Game {self.session.id} is in 'unolaunch history'.")
+
+
+def effect_text(effect: Effect) -> str:
+    """An engine effect in words, without the unknown cards of hidden hands (``?``)."""
+    return re.sub(r"(?: \?)+$", "", str(effect)).replace(" ? to ", " a card to ")
 
 
 def _short_illegal(exc: IllegalMoveError) -> str:

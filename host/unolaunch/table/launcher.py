@@ -21,14 +21,15 @@ from typing import Any
 
 from unolaunch.errors import UnolaunchError
 from unolaunch.rules import IllegalMoveError
+from unolaunch.table.app import effect_text
 from unolaunch.table.session import Arming, Session
 
 #: notify(notice, warning): a line for the log and the warning to show ("" clears it).
 Notify = Callable[[str | None, str | None], None]
 
 FAULT_HELP = {
-    "jam": "the launcher is jammed: open it, pull out the stuck card(s), put them in the "
-    "player's hand, then type 'clear'",
+    "jam": "the launcher is jammed: open it and pull out the stuck card(s); give them to "
+    "the player who pressed ('fix NAME N' for the new count), then type 'clear'",
     "empty": "the launcher is empty: shuffle the discard pile except its top card into the "
     "launcher (ATK-22), then type 'clear'",
     "motor_timeout": "the motor ran too long without finishing: check the gears and the "
@@ -79,8 +80,26 @@ class LinkedLauncher:
 
     def start(self) -> LinkedLauncher:
         """Start listening to the launcher's events."""
+        self._watch(self.client)
         self._thread.start()
         return self
+
+    def _watch(self, client: Any) -> None:
+        # The client reports a lost link at once (then spends a while reconnecting while
+        # holding the port): stop talking to it until it is back.
+        on_event = getattr(client, "on_event", None)
+        if on_event is not None:
+            on_event(self._on_link_event)
+
+    def _on_link_event(self, ev: dict[str, Any]) -> None:
+        if ev.get("event") == "link" and ev.get("state") == "lost":
+            with self._lock:
+                self.connected = False
+            self.notify(
+                "lost the launcher",
+                "the launcher is disconnected: plug it back in (it is re-armed by itself); "
+                "meanwhile a press can be typed as 'press N' (N = cards that came out)",
+            )
 
     # ------------------------------------------------------------------ arming
     def status(self) -> str:
@@ -98,7 +117,8 @@ class LinkedLauncher:
             + (" until a card comes out" if a.mode == "until_card" else "")
         )
         left = f" · {self.sim.cards} cards inside" if self.sim is not None else ""
-        return f"{where} · {state}{left} · {self.presses} presses, {self.cards_out} cards out"
+        n = self.presses
+        return f"{where} · {state}{left} · {n} press{'es' if n != 1 else ''}, {self.cards_out} out"
 
     def sync(self) -> None:
         """Arm for exactly what the game awaits, or disarm (only when it changed)."""
@@ -191,6 +211,7 @@ class LinkedLauncher:
                 client = self.reopen()
             except UnolaunchError:
                 continue
+            self._watch(client)
             with self._lock:
                 self.client = client
                 self.connected = True
@@ -231,6 +252,14 @@ class LinkedLauncher:
                 self.fault = None
                 self.armed = None
             self.sync()
+        elif name == "link" and ev.get("state") == "restored":
+            with self._lock:
+                self.connected = True
+                self.fault = None
+                armed = getattr(self.client, "armed", None)
+                self.armed = _arming_of(armed) if isinstance(armed, Mapping) else None
+            self.sync()
+            self.notify(str(ev.get("message") or "launcher reconnected"), "")
         elif name == "boot":
             # The board restarted (reset, watchdog, replug): it forgot its arming.
             with self._lock:
@@ -270,9 +299,19 @@ class LinkedLauncher:
                 f"correct {player}'s hand with 'fix {player} N'",
             )
             return
-        text = "; ".join(str(e) for e in effects) or f"{player} pressed: {cards} card(s)"
+        # The cards a press brought are in the first words; say what else happened.
+        rest = "; ".join(effect_text(e) for e in effects if e.kind != "draw")
         self.sync()
-        self.notify(f"{player} presses: {cards} card{'s' if cards != 1 else ''} out · {text}", "")
+        out = f"{player} presses: {cards} card{'s' if cards != 1 else ''} out"
+        self.notify(f"{out} · {rest}" if rest else out, "")
+
+
+def _arming_of(armed: Mapping[str, Any]) -> Arming | None:
+    """The client's idea of what is armed, as an :class:`Arming`."""
+    player, presses = armed.get("player"), armed.get("presses")
+    if not isinstance(player, str) or not isinstance(presses, int) or presses < 1:
+        return None
+    return Arming(player, presses, str(armed.get("mode") or "random"))
 
 
 def connect(port: str, session: Session, notify: Notify) -> LinkedLauncher:
@@ -281,10 +320,7 @@ def connect(port: str, session: Session, notify: Notify) -> LinkedLauncher:
     ``sim`` starts a simulated launcher (the real firmware in MicroPython) loaded with the
     cards of the stock; typing ``press`` then presses its button.
     """
-    import importlib
-
-    # unolaunch.link (CONTRACTS.md section 5) lands separately; imported by name until then.
-    open_launcher = importlib.import_module("unolaunch.link").open_launcher
+    from unolaunch.link import open_launcher
 
     sim = None
     device = port

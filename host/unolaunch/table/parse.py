@@ -573,13 +573,16 @@ def _play(by: str, toks: list[str], ctx: Context) -> Move:
     # More cards after the first: an Item Box's turn-up (MK-13) or the cards a Discard
     # All took out (ATK-12) — facts only the table knows (hidden hands).
     more_ctx = ctx if kind != "DA" else replace(ctx, color=_COLOUR_OF_LETTER[first[0]])
-    more = _cards_in(kept[i:], more_ctx, default_color=True) if i < len(kept) else []
+    more = _cards_in(kept[i:], more_ctx, default_color=kind == "DA") if i < len(kept) else []
     action: dict[str, Any] = {"by": by, "play": first}
     if first == "WIB":
-        if len(more) > 1:
-            raise ParseError("an Item Box turns up one card; e.g. 'item box g7'")
-        if more:
-            action["turned"] = more[0]
+        if len(more) != 1:
+            # MK-13: the card is turned at once, in everyone's sight: it comes with the play.
+            raise ParseError(
+                "name the one card the Item Box turned up, e.g. 'item box g7' "
+                "(add a player for a Green Shell, a colour for a Bob-omb)"
+            )
+        action["turned"] = more[0]
         if colour is not None:
             action["color"] = colour  # the colour named if a Bob-omb fires (MK-18)
         if target is not None:

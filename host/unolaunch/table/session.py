@@ -180,21 +180,9 @@ class Session:
             )
 
     def arming(self) -> Arming | None:
-        """What the launcher must be armed for now (ATK-25, ATK-26): exactly the player
-        awaited and the presses the rules demand; ``None`` when no press is allowed."""
+        """What the launcher must be armed for now (see :func:`arming_for`)."""
         with self.lock:
-            g = self.game
-            if g.variant != "attack":
-                return None
-            aw = g.awaiting
-            if not aw or "press" not in aw["verbs"]:
-                return None
-            pending = g.pending
-            if pending and pending[0][0] == E.OB_PRESS:
-                return Arming(aw["by"], int(pending[0][2]))
-            if pending and pending[0][0] == E.OB_UNTIL:
-                return Arming(aw["by"], 1, "until_card")  # ATK-17
-            return Arming(aw["by"], 1)  # ATK-5: a normal turn's press
+            return arming_for(self.game)
 
     # ------------------------------------------------------------------ changing
     def _summary(self) -> dict[str, Any]:
@@ -318,6 +306,24 @@ class Session:
         if isinstance(left, int):
             return left
         return sum(self.game.points[parse_card(c)] for c in left)
+
+
+def arming_for(game: Game) -> Arming | None:
+    """What the launcher must be armed for in ``game`` (ATK-25, ATK-26): exactly the player
+    awaited and the presses the rules demand — a normal turn's press, Hit 2, Wild Hit 4,
+    Attack-Attack's target, an UNO penalty, Wild Hit Fire until a card comes out;
+    ``None`` when no press is allowed now (any press would be a foul)."""
+    if game.variant != "attack":
+        return None
+    aw = game.awaiting
+    if not aw or "press" not in aw["verbs"]:
+        return None
+    pending = game.pending
+    if pending and pending[0][0] == E.OB_PRESS:
+        return Arming(aw["by"], int(pending[0][2]))
+    if pending and pending[0][0] == E.OB_UNTIL:
+        return Arming(aw["by"], 1, "until_card")  # ATK-17
+    return Arming(aw["by"], 1)  # ATK-5: a normal turn's press
 
 
 def _last_action(entries: Sequence[Any]) -> dict[str, Any] | None:

@@ -189,6 +189,45 @@ class Timer:
         self._callback(self)
 
 
+class UART:
+    # RP2040 has UART0 and UART1; bytes travel over simworld's UART fds (if any)
+    def __init__(self, id, baudrate=9600, bits=8, parity=None, stop=1, **kwargs):
+        if id not in (0, 1):
+            raise ValueError("UART(%r) doesn't exist" % (id,))
+        self.id = id
+        self.baudrate = baudrate
+        self._buf = b""
+
+    def _fill(self):
+        poll = WORLD.uart_rx_poll
+        while poll is not None and len(self._buf) < 1024 and poll.poll(0):
+            c = WORLD.uart_rx.read(1)
+            if not c:
+                poll.unregister(WORLD.uart_rx)
+                WORLD.uart_rx_poll = None
+                break
+            self._buf += c
+
+    def any(self):
+        WORLD.update()
+        self._fill()
+        return len(self._buf)
+
+    def read(self, nbytes=None):
+        self._fill()
+        if not self._buf:
+            return None
+        n = len(self._buf) if nbytes is None else nbytes
+        data, self._buf = self._buf[:n], self._buf[n:]
+        return data
+
+    def write(self, buf):
+        data = buf.encode() if isinstance(buf, str) else bytes(buf)
+        if WORLD.uart_tx is not None and not WORLD.dead:
+            WORLD.uart_tx.write(data)
+        return len(data)
+
+
 class _Mem:
     # Only the watchdog's CTRL register is modelled: a write of the ENABLE bit (bit 30) to
     # its atomic-clear alias stops the watchdog, as on the RP2040.

@@ -49,6 +49,17 @@ class World:
         if fd:
             self.hw = open(int(fd), "wb")
         self.dead = False
+        # the UART's wires (a firmware-test extension, not in CONTRACTS.md section 3):
+        # bytes to the board's RX come in on one fd, its TX goes out on another
+        self.uart_rx = None
+        self.uart_rx_poll = None
+        fd = os.getenv("UNOLAUNCH_SIM_UART_RX_FD")
+        if fd:
+            self.uart_rx = open(int(fd), "rb")
+            self.uart_rx_poll = select.poll()
+            self.uart_rx_poll.register(self.uart_rx, select.POLLIN)
+        fd = os.getenv("UNOLAUNCH_SIM_UART_TX_FD")
+        self.uart_tx = open(int(fd), "wb") if fd else None
         # hardware state
         self.drive = {}  # pin -> 0..1 (output level or PWM duty)
         self.pwm_freq = {}  # pin -> Hz of an active PWM

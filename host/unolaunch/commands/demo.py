@@ -1,0 +1,78 @@
+"""``unolaunch demo``: bots play UNO Attack through the simulated launcher (no hardware)."""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+
+from rich.console import Console
+
+HELP = "bots play UNO Attack against the simulated launcher"
+DESCRIPTION = """\
+Try unolaunch without hardware: a simulated launcher starts (the real firmware running in
+MicroPython behind a serial device), and bots play one complete game of UNO Attack through
+the real serial link. Every draw is a press of the simulated button, armed by the host for
+exactly the player and presses the rules demand; the cards come out of the simulated
+launcher's magazine. Prints a running log and the final scores.
+
+The launcher is tuned for the demo with config_set (motor at full duty, no soft-start
+ramp, 300 ms jam timeout), so a game to 500 points takes about a minute.
+
+examples:
+  unolaunch demo
+  unolaunch demo --seed 7 --players 4
+  unolaunch demo --target 100 --quiet
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``unolaunch demo``."""
+    parser.add_argument("--seed", type=int, help="replay a particular game (default: random)")
+    parser.add_argument(
+        "--players", type=int, default=3, metavar="N", help="number of bots, 2-10 (3)"
+    )
+    parser.add_argument(
+        "--target", type=int, metavar="POINTS", help="points that win the game (500, ATK-24)"
+    )
+    parser.add_argument(
+        "--bot", choices=("heuristic", "random"), default="heuristic", help="bot strategy"
+    )
+    parser.add_argument("--quiet", action="store_true", help="show only rounds and scores")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the demo game and print its log."""
+    from unolaunch.errors import UsageError
+    from unolaunch.table.demo import run_demo
+
+    if args.target is not None and args.target < 1:
+        raise UsageError("--target must be at least 1 point")
+    if not 2 <= args.players <= 10:
+        raise UsageError(f"--players must be 2 to 10 (UNO Attack), not {args.players}")
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10_000)
+    console = Console(highlight=False)
+
+    def log(line: str) -> None:
+        if args.quiet and line.startswith("  "):
+            return
+        console.print(line, soft_wrap=True, markup=False)
+        sys.stdout.flush()
+
+    result = run_demo(seed, args.players, args.target, log, bot=args.bot)
+    console.print()
+    console.print(
+        f"[bold magenta]{result.winner} wins the game[/] after {result.rounds} round"
+        f"{'s' if result.rounds != 1 else ''}: {result.presses} presses of the launcher, "
+        f"{result.cards_launched} cards launched, {result.seconds:.1f} s."
+    )
+    if result.missed:
+        console.print(
+            f"({result.missed} button press(es) were not seen by the simulated board and "
+            "were pressed again)"
+        )
+    console.print("Final scores:")
+    for name, pts in sorted(result.scores.items(), key=lambda kv: -kv[1]):
+        console.print(f"  {name:<6} {pts:>4}")
+    console.print(f"(replay this game with: unolaunch demo --seed {seed} --players {args.players})")
+    return 0

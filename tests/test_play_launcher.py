@@ -1,0 +1,161 @@
+"""`unolaunch play` for UNO Attack with a launcher: the simulator runs the real firmware
+behind a pty; the table arms it for exactly what the rules demand; presses of its button
+update the hands live; a press nobody owes is a foul; an UNO catch; round scoring."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pexpect
+import pytest
+from table_pty import Player
+from unolaunch.sim import SimulatedLauncher
+from unolaunch.table.journal import Journal
+
+
+@pytest.fixture
+def sim() -> Iterator[SimulatedLauncher]:
+    with SimulatedLauncher(cards=112, seed=11) as s:
+        yield s
+
+
+def _last_press(p: Player) -> dict[str, object]:
+    with Journal.open(p.data_dir) as j:
+        return next(e.data for e in reversed(j.entries(1)) if "press" in e.data)
+
+
+def _press(p: Player, sim: SimulatedLauncher, who: str) -> int:
+    """Press the simulated button; wait until the table shows it; return the cards out."""
+    sizes = p.state()["hand_sizes"]
+    sim.control("press")
+    p.expect(f"· {who} presses: ")
+    cards = int(p.child.readline().split()[0])
+    p.child.expect_exact("launcher: ")  # the screen was redrawn after the press
+    action = _last_press(p)
+    assert action["by"] == who and action["cards"] == cards
+    assert p.state()["hand_sizes"][who] == sizes[who] + cards  # live hand size
+    return cards
+
+
+def test_attack_round_with_launcher_presses_foul_catch_scoring(
+    tmp_path: Path, sim: SimulatedLauncher
+) -> None:
+    p = Player(
+        tmp_path,
+        "play",
+        "--variant",
+        "attack",
+        "--players",
+        "Ann,Bob,Cy",
+        "--dealer",
+        "Cy",
+        "--target",
+        "60",
+        "--port",
+        sim.port,
+        timeout=30,
+    )
+    try:
+        p.type("Cy> ", "r5")
+        screen = p.at("Ann> ")
+        assert "armed for Ann, 1 press" in screen  # ATK-5: a normal turn's press
+        _press(p, sim, "Ann")  # ATK-7: the press ends Ann's turn
+        screen = p.at("Bob> ")
+        assert "armed for Bob, 1 press" in screen
+        p.type("Bob> ", "red hit 2")  # ATK-11: Cy presses twice and loses the turn
+        screen = p.at("Cy> ")
+        assert "armed for Cy, 2 presses" in screen
+        _press(p, sim, "Cy")
+        _press(p, sim, "Cy")
+        p.at("Ann> ")
+        assert p.state()["awaiting"] == {"by": "Ann", "verbs": ["play", "press"]}
+        p.type("Ann> ", "press")  # typed at the keyboard: the button is the launcher's
+        p.expect("press the launcher's button")
+        p.type("Ann> ", "red skip")  # ATK-10 + ATK-8: Bob skipped, Ann may play once more
+        screen = p.at("Ann> ")
+        assert "disarmed" in screen
+        before = p.state()
+        sim.control("press")  # nobody owes a press now: a foul (ATK-26)
+        p.expect("FOUL (ATK-26)")
+        p.expect("Ann> ")
+        assert p.state() == before  # nothing fired, nothing changed
+        p.type("Ann> ", "pass")
+        p.type("Cy> ", "fix Cy 2")
+        p.type("Cy> ", "r3")  # second-to-last card, no UNO said
+        p.type("Ann> ", "catch Cy")  # COM-6 / ATK-20: Cy presses twice
+        screen = p.at("Cy> ")
+        assert "armed for Cy, 2 presses" in screen
+        _press(p, sim, "Cy")
+        _press(p, sim, "Cy")
+        p.at("Ann> ")
+        p.type("Ann> ", "fix Ann 1")
+        p.type("Ann> ", "r8")  # Ann goes out (COM-7)
+        bob = p.state()["hand_sizes"]["Bob"]
+        p.type(f"Cards left in Bob's hand ({bob} card", "r5 attack")  # 5 + 50 (ATK-1)
+        p.type("Cards left in Cy's hand", "30")
+        p.expect("Ann wins the game")
+        p.child.expect(pexpect.EOF)
+        state = p.state()
+        assert state["scores"] == {"Ann": 85, "Bob": 0, "Cy": 0}  # ATK-23
+        assert state["game_winner"] == "Ann"
+    finally:
+        p.close()
+
+
+def test_port_sim_starts_a_simulated_launcher(tmp_path: Path) -> None:
+    p = Player(
+        tmp_path,
+        "play",
+        "--variant",
+        "attack",
+        "--players",
+        "Ann,Bob",
+        "--dealer",
+        "Bob",
+        "--port",
+        "sim",
+        timeout=30,
+    )
+    try:
+        p.type("Bob> ", "g4")
+        screen = p.at("Ann> ")
+        assert "simulated · armed for Ann, 1 press · 98 cards inside" in screen
+        p.type("Ann> ", "press")  # presses the simulated button
+        p.expect("· Ann presses: ")
+        p.at("Bob> ")
+        assert _last_press(p)["by"] == "Ann"
+    finally:
+        p.close()
+
+
+def test_pulled_cable_is_shown_and_presses_can_be_typed(
+    tmp_path: Path, sim: SimulatedLauncher
+) -> None:
+    p = Player(
+        tmp_path,
+        "play",
+        "--variant",
+        "attack",
+        "--players",
+        "Ann,Bob",
+        "--dealer",
+        "Bob",
+        "--port",
+        sim.port,
+        timeout=30,
+    )
+    try:
+        p.type("Bob> ", "g4")
+        p.at("Ann> ")
+        sim.unplug()
+        p.expect("disconnected")
+        p.type("Ann> ", "press 2")  # counted by hand while the cable is out
+        p.at("Bob> ")
+        assert p.state()["hand_sizes"]["Ann"] == 9
+        sim.replug()
+        p.expect("restored")
+        p.expect("armed for Bob, 1 press")
+        _press(p, sim, "Bob")
+    finally:
+        p.close()
