@@ -229,3 +229,35 @@ def test_mpremote_reset_then_the_client_connects(sim: SimulatedLauncher) -> None
     sim.wait_hw(lambda e: e.get("hw") == "boot" and e.get("cause") == "reset", timeout=10)
     with open_launcher(sim.port, timeout=2) as client:
         assert client.status()["uptime_ms"] < 10000
+
+
+def test_a_pty_name_handed_to_another_pty_is_not_taken_for_the_launcher(
+    sim: SimulatedLauncher,
+) -> None:
+    from unolaunch.link import PortReplacedError
+
+    old = sim.port
+    taken: list[int] = []
+
+    def another_program_gets_the_name() -> None:
+        for _ in range(64):  # ptys get the lowest free number: walk up to the old one
+            master, slave = os.openpty()
+            taken.extend((master, slave))
+            if os.ttyname(slave) == old:
+                return
+
+    with open_launcher(old, timeout=1, reconnect_timeout=10) as client:
+        sim.reset()  # same device: the client carries on
+        assert client.status()["uptime_ms"] < 10000
+        sim.unplug()
+        intruder = threading.Timer(0.3, another_program_gets_the_name)
+        intruder.start()
+        started = time.monotonic()
+        try:
+            with pytest.raises(PortReplacedError, match=r"unolaunch sim --link PATH"):
+                client.status()
+            assert time.monotonic() - started < 5  # at once, not after reconnect_timeout
+        finally:
+            intruder.join()
+            for fd in taken:
+                os.close(fd)

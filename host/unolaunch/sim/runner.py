@@ -345,7 +345,15 @@ class SimulatedLauncher:
         if self._thread is not None:
             self._stopping = True
             self._wake()
-            self._thread.join(timeout=10)
+            self._thread.join(timeout=30)
+            if self._thread.is_alive():
+                # Never close fds under a live relay thread: the numbers would be reused by
+                # the next pty and the thread would read someone else's port.
+                child = self._child
+                if child is not None:
+                    with contextlib.suppress(ProcessLookupError):
+                        child.proc.kill()
+                raise SimError("the simulator's relay thread did not stop; its fds are left open")
             self._thread = None
         self._cleanup()
 
