@@ -67,7 +67,7 @@ ROLES = (
         "motor_a_pin",
         "Motor driver input 1",
         "MOTOR_IN1",
-        "DRV8833 AIN1 (TB6612FNG AIN1; MOSFET build: gate resistor)",
+        "DRV8833 AIN1 (TB6612FNG AIN1; MOSFET build: the gate, through 100 Ω)",
         "PWM; forward = IN1 driven, IN2 low",
     ),
     Role(
@@ -75,7 +75,7 @@ ROLES = (
         "Motor driver input 2",
         "MOTOR_IN2",
         "DRV8833 AIN2 (TB6612FNG AIN2; MOSFET build: not connected)",
-        "PWM; reverse (unjam) = IN2 driven, IN1 low",
+        "held low while the motor runs forward; the self-test drives it for a reverse pulse",
     ),
     Role(
         "sensor_pin",
@@ -168,7 +168,7 @@ def pin_table(defaults: dict[str, Any]) -> str:
         note = sensor_note(defaults) if role.key == "sensor_pin" else role.note
         lines.append(
             f"| {role.name} | `{role.key}` | **{pin_label(value)}** | {header_pin(value)} "
-            f"| {pwm_slice(value)} | {role.wire} | {note} |"
+            f"| {pwm_slice(value) if role.key != 'led_pin' else '-'} | {role.wire} | {note} |"
         )
     lines.append("")
     lines.append(

@@ -250,7 +250,8 @@ def test_ctrl_c_stops_the_motor_and_the_watchdog_for_mpremote() -> None:
             tail = b"".join(fw.raw)[-500:]
             raise AssertionError(f"{diag} {tail!r} {fw.hw_events(0.1)[-5:]}") from None
         hw = fw.hw_events(0.3)
-        assert hw[-1]["hw"] == "motor" and hw[-1]["duty"] == 0.0
+        assert [h for h in hw if h["hw"] == "motor"][-1]["duty"] == 0.0
+        assert [h for h in hw if h["hw"] == "buzzer"][-1]["freq"] == 0
         # KeyboardInterrupt reached the REPL (where mpremote takes over); no watchdog reset
         assert not [h for h in hw if h["hw"] == "reset"]
         fw.drain()
@@ -303,7 +304,8 @@ def test_ram_after_boot_in_a_pico_sized_heap_and_loop_figures() -> None:
         fw.control("press")
         fw.wait_event("eject")
         perf = fw.request("status", perf=True)["perf"]
-        assert perf["mem_free"] >= 120 * 1024, perf
+        assert perf["mem_free_boot"] >= 120 * 1024, perf
+        assert perf["mem_free"] >= 115 * 1024, perf  # and still plenty after a burst
         assert perf["iterations"] > 0 and perf["step_us_max"] >= perf["step_us_avg"] > 0
         # the press is acted on in the iteration that completes the debounce
         assert 1 <= perf["press_to_motor_iters"] <= 200

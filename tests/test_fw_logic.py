@@ -302,6 +302,11 @@ def test_config_load_missing_corrupt_invalid_ok(tmp_path: Path) -> None:
     assert config.load(path)[1] == "defaults:corrupt"
     Path(path).write_text("[1, 2]")
     assert config.load(path)[1] == "defaults:corrupt"
+    Path(path).write_bytes(b'{"jam_ms": "\xff\xfe"}')
+    assert config.load(path)[1] == "defaults:corrupt"
+    Path(path).write_text('{"jam_ms": 900, "pad": "' + "x" * 9000 + '"}')
+    cfg, status, errors = config.load(path)
+    assert status == "defaults:corrupt" and "larger than" in errors[0][1]
     Path(path).write_text('{"jam_ms": -4}')
     cfg, status, errors = config.load(path)
     assert status == "defaults:invalid" and cfg == config.DEFAULTS and errors[0][0] == "jam_ms"

@@ -53,7 +53,7 @@ def test_attack_round_with_launcher_presses_foul_catch_scoring(
         "--target",
         "60",
         "--port",
-        sim.port,
+        str(sim.link),
         timeout=30,
     )
     try:
@@ -120,7 +120,7 @@ def test_port_sim_starts_a_simulated_launcher(tmp_path: Path) -> None:
     try:
         p.type("Bob> ", "g4")
         screen = p.at("Ann> ")
-        assert "simulated · armed for Ann, 1 press · 98 cards inside" in screen
+        assert "simulated · armed for Ann, 1 press · 97 cards inside" in screen
         p.type("Ann> ", "press")  # presses the simulated button
         p.expect("· Ann presses: ")
         p.at("Bob> ")
@@ -142,7 +142,7 @@ def test_pulled_cable_is_shown_and_presses_can_be_typed(
         "--dealer",
         "Bob",
         "--port",
-        sim.port,
+        str(sim.link),
         timeout=30,
     )
     try:

@@ -129,8 +129,8 @@ def test_failures_and_missing_parts_are_reported_with_what_to_check(
 
 
 def test_yes_skips_the_questions_but_not_the_actions(sim: SimulatedLauncher) -> None:
-    child = spawn(sim.port, "--yes", "--timeout", "3")
-    child.expect("Motor reverse")
+    child = spawn(sim.port, "--yes", "--timeout", "3", "--forward-only")
+    child.expect("Motor forward")
     sim.control("beam block")  # a card stuck in the beam: caught before the sensor test
     child.expect("Button: press")
     press(sim)
@@ -138,6 +138,7 @@ def test_yes_skips_the_questions_but_not_the_actions(sim: SimulatedLauncher) -> 
     assert status == 1
     assert "??" not in out  # no question asked
     assert re.search(r"PASS\s+motor forward\s+pulse sent \(not confirmed: --yes\)", out)
+    assert re.search(r"SKIP\s+motor reverse\s+a one-direction build", out)
     assert re.search(r"FAIL\s+card sensor\s+the beam reads blocked with nothing in it", out)
     assert re.search(r"PASS\s+button", out)
     assert re.search(r"PASS\s+LED\s+signal sent", out)

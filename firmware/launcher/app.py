@@ -95,6 +95,7 @@ class App:
         self.press_iters = -1  # loop iterations from contact to motor on, last press
         self.press_ms = -1  # the same in milliseconds
         self.launcher.perf = self.perf
+        self.mem_free_boot = 0
 
     def emit(self, msg):
         """An event: every port hears it."""
@@ -125,6 +126,7 @@ class App:
         n = self.iterations or 1
         return {
             "mem_free": gc.mem_free(),
+            "mem_free_boot": self.mem_free_boot,
             "mem_alloc": gc.mem_alloc(),
             "iterations": self.iterations,
             "step_us_avg": self.step_us_total // n,
@@ -163,6 +165,8 @@ class App:
 
     def run(self):
         self.launcher.boot(time.ticks_ms())
+        gc.collect()
+        self.mem_free_boot = gc.mem_free()  # "RAM after boot" (bench/bench_firmware.py)
         while not self.serial.closed:
             try:
                 t0 = time.ticks_us()
@@ -199,7 +203,10 @@ def _unusable(exc):
 
 def main():
     """Boot: motor off, config, safe-mode check, then the launcher loop."""
-    cfg, status, errors = config.load()
+    try:
+        cfg, status, errors = config.load()
+    except Exception as e:  # never expected; but a bad file must not stop the launcher
+        cfg, status, errors = dict(config.DEFAULTS), "defaults:corrupt", [("file", repr(e)[:100])]
     try:
         board.motor_pins_low(cfg)
         held = board.button_held(cfg)
@@ -231,4 +238,5 @@ def main():
     finally:
         if app is not None:
             app.motor.off()
+            app.feedback.off()  # no tone left sounding at the REPL
         board.motor_pins_low(cfg)

@@ -4,6 +4,7 @@ import json
 import os
 
 FILE = "launcher.json"
+MAX_FILE_BYTES = 8192  # a real config is ~800 bytes; refuse to read a runaway file into RAM
 
 # Every key the firmware knows, with its default. hardware/ documents the pin map and a test
 # checks it against this dict (CONTRACTS.md section 4). Pins are GPIO numbers; None = not
@@ -178,11 +179,18 @@ def load(path=FILE):
     keeps the owner's settings.
     """
     try:
-        with open(path) as f:
-            text = f.read()
+        size = os.stat(path)[6]
     except OSError:
         return dict(DEFAULTS), "defaults:missing", []
+    if size > MAX_FILE_BYTES:
+        return (
+            dict(DEFAULTS),
+            "defaults:corrupt",
+            [("file", "larger than %d bytes" % MAX_FILE_BYTES)],
+        )
     try:
+        with open(path) as f:
+            text = f.read()
         data = json.loads(text)
     except Exception:
         return dict(DEFAULTS), "defaults:corrupt", [("file", "not valid JSON")]

@@ -84,6 +84,13 @@ class Feedback:
         self._suspense_period = 0
         self.play(((0, 0, 0),), now)
 
+    def off(self):
+        """Silence and darken everything now (leaving the launcher loop)."""
+        self._steps = ()
+        self._suspense_period = 0
+        self.fault_blink = False
+        self._out(0, 0)
+
     def firing(self, on, now):
         """LED on while the motor runs (unless a sound is using it)."""
         if not self._steps:

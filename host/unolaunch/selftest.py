@@ -135,12 +135,14 @@ class _Session:
         record: Callable[[str, str, str], None],
         assume_yes: bool,
         timeout_s: float,
+        forward_only: bool = False,
     ) -> None:
         self.board = board
         self.person = person
         self.record = record
         self.assume_yes = assume_yes
         self.timeout_s = timeout_s
+        self.forward_only = forward_only
         self.cfg: dict[str, Any] = {}
 
     def confirm(self, question: str) -> bool | None:
@@ -206,6 +208,9 @@ def _motor_checks(session: _Session) -> None:
         ("reverse", "motor_b_pin", "motor_a_pin"),
     ):
         name = f"motor {direction}"
+        if direction == "reverse" and session.forward_only:
+            session.record(name, SKIP, "a one-direction build (--forward-only)")
+            continue
         session.person.tell(
             f"Motor {direction}: the roller turns for {PULSE_MS / 1000:g} s. Keep fingers clear"
             + (" (a card may fly out)." if direction == "forward" else ".")
@@ -329,8 +334,12 @@ def run_selftest(
     *,
     assume_yes: bool = False,
     timeout_s: float = HUMAN_TIMEOUT_S,
+    forward_only: bool = False,
 ) -> list[Check]:
     """Check the launcher on ``port`` (``"auto"``: find it) item by item; return the results.
+
+    ``forward_only`` is for a launcher whose motor can only run one way (a MOSFET instead of
+    an H-bridge): the reverse pulse is skipped.
 
     Raises :class:`~unolaunch.flash.FlashError` when there is no usable board at all (no
     port, busy port, no MicroPython).
@@ -345,7 +354,7 @@ def run_selftest(
 
     _firmware_check(record, device)
     with Board(device) as board:
-        session = _Session(board, person, record, assume_yes, timeout_s)
+        session = _Session(board, person, record, assume_yes, timeout_s, forward_only)
         try:
             cfg, _status, _errors = session.run(_LOAD)
         except BoardCodeError as exc:

@@ -64,12 +64,14 @@ def run(args: argparse.Namespace) -> int:
     console.print(
         f"[bold magenta]{result.winner} wins the game[/] after {result.rounds} round"
         f"{'s' if result.rounds != 1 else ''}: {result.presses} presses of the launcher, "
-        f"{result.cards_launched} cards launched, {result.seconds:.1f} s."
+        f"{result.cards_launched} cards launched, {result.seconds:.1f} s.",
+        soft_wrap=True,
     )
     if result.missed:
         console.print(
             f"({result.missed} button press(es) were not seen by the simulated board and "
-            "were pressed again)"
+            "were pressed again)",
+            soft_wrap=True,
         )
     console.print("Final scores:")
     for name, pts in sorted(result.scores.items(), key=lambda kv: -kv[1]):

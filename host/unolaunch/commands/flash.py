@@ -58,7 +58,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--dry-run",
         action="store_true",
-        help="show what would be copied and removed; change nothing on the board",
+        help="show what would be copied and removed; change nothing on the board (the "
+        "launcher is interrupted to look, and restarted)",
     )
     parser.add_argument(
         "--config",

@@ -15,7 +15,8 @@ DESCRIPTION = """\
 A guided hardware check for a launcher you have just wired up. Item by item:
 
   firmware   the version running and whether its launcher.json is valid (hello)
-  motor      a short pulse forward, then reverse; you confirm the roller turned
+  motor      a short pulse forward, then reverse (unless --forward-only); you confirm
+             the roller turned
   sensor     the IR beam must read clear, then blocked while you push a card through
   button     press the launcher's button when asked
   buzzer     three beeps (if a buzzer is configured); you confirm you heard them
@@ -43,6 +44,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--yes",
         action="store_true",
         help="do not ask for confirmations (motor turned, beeps heard, LED seen)",
+    )
+    parser.add_argument(
+        "--forward-only",
+        action="store_true",
+        help="the motor runs one way only (a MOSFET instead of an H-bridge): skip the reverse "
+        "pulse",
     )
     parser.add_argument(
         "--timeout",
@@ -97,7 +104,11 @@ def run(args: argparse.Namespace) -> int:
         "unolaunch selftest: batteries in, power on, cards out (keep one card in your hand)."
     )
     checks = run_selftest(
-        args.port, TerminalPerson(console), assume_yes=args.yes, timeout_s=args.timeout
+        args.port,
+        TerminalPerson(console),
+        assume_yes=args.yes,
+        timeout_s=args.timeout,
+        forward_only=args.forward_only,
     )
     passed = sum(c.status == PASS for c in checks)
     failed = [c for c in checks if c.status == FAIL]

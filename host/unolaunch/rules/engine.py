@@ -146,6 +146,9 @@ NONMATCH_PLAIN = [
     bytes(c for c in range(256) if c >= C.N_IDS or not t[c] or c >= 128 or SPECIAL[c])
     for t in MATCH
 ]
+#: The move int of playing a plain card, per seat and card id (without and with UNO).
+PLAIN = [[c << 3 | NO_COLOR << 11 | NO_SEAT << 14 | s << 19 for c in range(256)] for s in range(16)]
+PLAIN_UNO = [[m | UNO_BIT for m in row] for row in PLAIN]
 #: ... and keeping only the wild and special cards (whatever the top card).
 NOT_EXOTIC = bytes(
     c for c in range(256) if not (C.WILD * 32 <= c < UNKNOWN or (c < C.N_IDS and SPECIAL[c]))
@@ -234,9 +237,7 @@ class Game:
         self.stock: list[int] = []
         self.discard: list[int] = []
         self.color = C.WILD
-        self._m = MATCH[C.WILD * 32 + 31]
-        self._nm = NONMATCH[C.WILD * 32 + 31]
-        self._nmp = NONMATCH_PLAIN[C.WILD * 32 + 31]
+        self._key = C.WILD * 32 + 31  # colour * 32 + top kind: indexes MATCH & co
         self.turn = 0
         self.direction = 1
         self._skips = 0  # bit mask of the players skipped so far this turn (COM-9)
@@ -258,6 +259,18 @@ class Game:
         self._log: list[Effect] | None = None
         self._fx: list[Callable[..., None]] = [self._fx_number] * 32
         self._install_effects()
+        # Per seat: wild card -> its moves (without, with UNO), made by _wild_moves once.
+        self._wild_tpl: list[dict[int, tuple[list[int], list[int]]]] = []
+        for seat in range(self.n):
+            tpl = {}
+            for c in self._known:
+                if c >= 128:
+                    plain: list[int] = []
+                    both: list[int] = []
+                    self._wild_moves(plain, c, seat << 19, seat, -1)
+                    self._wild_moves(both, c, seat << 19, seat, 2)
+                    tpl[c] = (plain, both)
+            self._wild_tpl.append(tpl)
 
     # ------------------------------------------------------------------ construction
     @staticmethod
@@ -495,9 +508,7 @@ class Game:
     def _set_top(self, card: int, color: int) -> None:
         self.color = color
         key = color * 32 + (31 if card >> 5 == C.WILD else card & 31)
-        self._m = MATCH[key]
-        self._nm = NONMATCH[key]
-        self._nmp = NONMATCH_PLAIN[key]
+        self._key = key
 
     def _end_turn(self) -> None:
         self.turn = self._next_seat() if self._skips else (self.turn + self.direction) % self.n
@@ -681,11 +692,12 @@ class Game:
             phase = self.phase
             out = []
             if phase == TURN and not self.hidden:
-                # Plain playable cards in one C pass; wild/special cards are rare.
-                base = NO_COLOR << 11 | NO_SEAT << 14 | by
-                out = [c << 3 | base for c in set(hand.translate(None, self._nmp))]
+                # The distinct playable plain cards in C (translate, set, map); wild and
+                # special cards come from per-seat templates.
+                cands = set(hand.translate(None, NONMATCH_PLAIN[self._key]))
+                out = list(map(PLAIN[seat].__getitem__, cands))
                 if len(hand) == 2:
-                    out += [mv | UNO_BIT for mv in out]
+                    out += map(PLAIN_UNO[seat].__getitem__, cands)
                 exotic = hand.translate(None, NOT_EXOTIC)
                 if exotic:
                     self._exotic_moves(out, set(exotic), seat, by, hand)
@@ -705,25 +717,25 @@ class Game:
     def _exotic_moves(
         self, out: list[int], cands: set[int], seat: int, by: int, hand: bytearray
     ) -> None:
-        m = self._m
+        m = MATCH[self._key]
         uno = len(hand) == 2
+        tpl = self._wild_tpl[seat]
         for c in cands:
-            if m[c]:
-                if c >= 128:
-                    self._wild_moves(out, c, by, seat, 2 if uno else -1)
-                else:
-                    self._special_moves(out, c, by, seat, hand, uno)
+            if c >= 128:
+                out += tpl[c][uno]  # a wild is always playable (COM-2)
+            elif m[c]:
+                self._special_moves(out, c, by, seat, hand, uno)
 
     def _other_turn_moves(self, out: list[int], seat: int, by: int, hand: bytearray) -> None:
         # After a draw (MK-9, PP-7), the extra play (ATK-8), or hidden hands.
-        m = self._m
+        m = MATCH[self._key]
         cands: Any
         if self.hidden:
             cands = [c for c in self._known_sorted if m[c]]
         elif self.phase == AFTER_DRAW:
             cands = (self._drawn,)  # only the drawn card, and it is playable
         else:
-            cands = set(hand.translate(None, self._nm))
+            cands = set(hand.translate(None, NONMATCH[self._key]))
         uno = len(hand) == 2 or self.hidden
         base = NO_COLOR << 11 | NO_SEAT << 14 | by
         for c in cands:
@@ -778,9 +790,7 @@ class Game:
         if self.uno_seat >= 0 and by != self.uno_seat and verb != CATCH:
             self.uno_seat = -1  # COM-6: the next player began; the window is closed
         if verb == PLAY:
-            self._do_play(
-                by, move >> 3 & 255, move >> 11 & 7, move >> 14 & 15, move & UNO_BIT, None
-            )
+            self._do_play(by, move >> 3 & 255, move, None)
         elif verb == DRAW:
             self._do_draw(by)
         elif verb == PRESS:
@@ -797,7 +807,8 @@ class Game:
             self._finish_round()
 
     # ------------------------------------------------------------------ rule actions
-    def _do_play(self, seat: int, card: int, color: int, target: int, uno: int, extra: Any) -> None:
+    def _do_play(self, seat: int, card: int, move: int, extra: Any) -> None:
+        # ``move`` carries the colour, target and UNO bits (see the move encoding).
         hand = self.hands[seat]
         if self.hidden:
             hand.remove(UNKNOWN)
@@ -806,17 +817,13 @@ class Game:
         self.discard.append(card)
         if self._log is not None:
             who = self.players[seat]
-            self._note(
-                "play", who, f"{who} plays {card_code(card)}" + (" and says UNO" if uno else "")
-            )
+            said = " and says UNO" if move & UNO_BIT else ""
+            self._note("play", who, f"{who} plays {card_code(card)}{said}")
         if card < 128:
             col = card >> 5
             self.color = col
             k = card & 31
-            key = col * 32 + k
-            self._m = MATCH[key]
-            self._nm = NONMATCH[key]
-            self._nmp = NONMATCH_PLAIN[key]
+            self._key = col * 32 + k
             if k < 10:
                 # A number: the turn simply ends (inlined _end_turn, the commonest case).
                 if self._skips:
@@ -827,16 +834,16 @@ class Game:
                 self.phase = TURN
                 self._drawn = -1
             else:
-                self._fx[k](seat, card, color, target, extra)
+                self._fx[k](seat, card, move >> 11 & 7, move >> 14 & 15, extra)
         else:
-            self._fx[card & 31](seat, card, color, target, extra)
+            self._fx[card & 31](seat, card, move >> 11 & 7, move >> 14 & 15, extra)
             pend = self.pending
-            if uno and pend and pend[-1][0] == OB_GIVE:  # Dip: UNO counts once it is given
+            if move & UNO_BIT and pend and pend[-1][0] == OB_GIVE:  # Dip: UNO once given
                 ob = pend[-1]
                 pend[-1] = (ob[0], ob[1], ob[2], 1, ob[4])
         if not hand:
             self._went_out(seat)
-        elif len(hand) == 1 and not uno:
+        elif len(hand) == 1 and not move & UNO_BIT:
             self.uno_seat = seat  # COM-6: may be caught until the next player begins
 
     def _do_draw(self, seat: int) -> None:
@@ -845,13 +852,13 @@ class Game:
         if stock and self._log is None:  # the common case, inlined
             card = stock.pop()
             self.hands[seat].append(card)
-            if self._m[card] or self.hidden:
+            if MATCH[self._key][card] or self.hidden:
                 self.phase = AFTER_DRAW
                 self._drawn = card
                 return
         elif self._draw(seat, 1):
             card = self.hands[seat][-1]
-            if self.hidden or self._m[card]:
+            if self.hidden or MATCH[self._key][card]:
                 self.phase = AFTER_DRAW
                 self._drawn = card
                 return
@@ -1388,7 +1395,7 @@ class Game:
                 a,
                 f"after drawing only the drawn card ({card_code(self._drawn)}) may be played",
             )
-        if not self._m[card]:
+        if not MATCH[self._key][card]:
             top = card_code(self.discard[-1])
             col = COLOR_NAMES[self.color] if self.color < 4 else "none"
             raise self._illegal(
@@ -1406,7 +1413,8 @@ class Game:
                 raise self._illegal("ACTION", a, f"unknown player {a.target!r}")
             target = self._seat[a.target]
         self._check_play_extras(a, by, card, target)
-        self._do_play(by, card, color, target, a.uno, a)
+        col_bits = color if color < 4 else NO_COLOR
+        self._do_play(by, card, col_bits << 11 | target << 14 | (UNO_BIT if a.uno else 0), a)
 
     def _check_play_extras(self, a: Action, by: int, card: int, target: int) -> None:
         """Variant hook: check the extra keys of a play (target, give...)."""
@@ -1516,7 +1524,7 @@ class AttackGame(Game):
         return self.turn_verbs
 
     def _can_match(self, seat: int) -> bool:
-        m = self._m
+        m = MATCH[self._key]
         return any(m[c] for c in self.hands[seat])
 
     def _turn_extra_moves(self, out: list[int], by: int) -> None:

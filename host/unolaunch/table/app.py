@@ -120,6 +120,7 @@ class Table:
             notice=self.log[-1] if self.log else None,
             warning=self.warning,
             uno_said=sorted(s.uno_said),
+            doing=_DOING.get(s.choice() or ""),
         )
 
     def draw(self) -> None:
@@ -403,6 +404,19 @@ class Table:
         for name, pts in ranked:
             self.say(f"   {name:<12} {pts:>4}")
         self.say(f"Game {self.session.id} is in 'unolaunch history'.")
+
+
+#: What the awaited player does, by the kind of decision the engine waits for.
+_DOING = {
+    "top": "turn up the start card",
+    "color": "name the colour",
+    "target": "choose a player",
+    "give": "give a card",
+    "turned": "report the Item Box card",
+    "won": "report the challenge",
+    "reveal": "count the cards left",
+    "challenge": "challenge or accept",
+}
 
 
 def effect_text(effect: Effect) -> str:

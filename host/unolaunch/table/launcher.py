@@ -74,6 +74,7 @@ class LinkedLauncher:
         self.presses = 0
         self.cards_out = 0
         self.fouls = 0
+        self._loaded: tuple[Any, bool] | None = None
         self._lock = threading.RLock()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="launcher-events", daemon=True)
@@ -117,14 +118,14 @@ class LinkedLauncher:
             + (" until a card comes out" if a.mode == "until_card" else "")
         )
         left = f" · {self.sim.cards} cards inside" if self.sim is not None else ""
-        n = self.presses
-        return f"{where} · {state}{left} · {n} press{'es' if n != 1 else ''}, {self.cards_out} out"
+        return f"{where} · {state}{left}"
 
     def sync(self) -> None:
         """Arm for exactly what the game awaits, or disarm (only when it changed)."""
         with self._lock:
             if not self.connected or self.fault:
                 return
+            self._load_sim()
             want = self.session.arming()
             if want == self.armed:
                 return
@@ -136,6 +137,17 @@ class LinkedLauncher:
                 self.armed = want
             except UnolaunchError as exc:
                 self._trouble(exc)
+
+    def _load_sim(self) -> None:
+        """``--port sim``: once a round's start card is down, the simulated launcher holds
+        exactly the stock, as the players would load a real one (ATK-3)."""
+        if self.sim is None:
+            return
+        snap = self.session.snapshot()
+        key = (snap.get("round"), snap.get("top") is not None)
+        if key != self._loaded and snap.get("top") is not None:
+            self.sim.control(f"load {int(snap.get('stock_size') or 0)}")
+            self._loaded = key
 
     def virtual_press(self) -> str:
         """``press`` typed at the keyboard."""

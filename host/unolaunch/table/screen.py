@@ -99,6 +99,7 @@ class View:
     notice: str | None = None  # the last thing that happened
     warning: str | None = None  # a foul, a jam, an empty launcher: with what to do
     uno_said: Sequence[str] = ()
+    doing: str | None = None  # what the awaited player is to do, when more precise
 
 
 def awaiting_text(awaiting: Mapping[str, Any] | None) -> str:
@@ -132,6 +133,8 @@ def render(view: View) -> RenderableType:
     big.append("▶ ", style="bold")
     big.append(f"{who}", style="bold reverse")
     verbs = awaiting_text(awaiting).split(": ", 1)[-1] if awaiting else "their turn"
+    if view.doing:
+        verbs = view.doing
     big.append(f"  {verbs}", style="bold")
     direction = st.get("direction", 1)
     arrow = "↻ play goes left" if direction == 1 else "↺ play goes right"
