@@ -4,12 +4,16 @@ update the hands live; a press nobody owes is a foul; an UNO catch; round scorin
 
 from __future__ import annotations
 
+import json
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pexpect
 import pytest
 from table_pty import Player
+from unolaunch import firmware_dir
+from unolaunch.fwconfig import config_defaults
 from unolaunch.sim import SimulatedLauncher
 from unolaunch.table.journal import Journal
 
@@ -157,5 +161,55 @@ def test_pulled_cable_is_shown_and_presses_can_be_typed(
         p.expect("restored")
         p.expect("armed for Bob, 1 press")
         _press(p, sim, "Bob")
+    finally:
+        p.close()
+
+
+@pytest.fixture
+def firing_sim(tmp_path: Path) -> Iterator[SimulatedLauncher]:
+    """A simulated launcher whose every press fires (its launcher.json says so)."""
+    flash = tmp_path / "flash"
+    shutil.copytree(firmware_dir(), flash)
+    config = dict(config_defaults(), fire_chance_pct=100)
+    (flash / "launcher.json").write_text(json.dumps(config))
+    with SimulatedLauncher(flash_dir=flash, cards=112, seed=3) as s:
+        yield s
+
+
+def test_jam_is_shown_with_what_to_do_then_cleared(
+    tmp_path: Path, firing_sim: SimulatedLauncher
+) -> None:
+    sim = firing_sim
+    p = Player(
+        tmp_path,
+        "play",
+        "--variant",
+        "attack",
+        "--players",
+        "Ann,Bob",
+        "--dealer",
+        "Bob",
+        "--port",
+        str(sim.link),
+        timeout=30,
+    )
+    try:
+        p.type("Bob> ", "g4")
+        p.at("Ann> ")
+        sim.control("jam")  # a card stuck in the mouth of the launcher
+        sim.control("press")
+        p.expect("launcher fault: jam")
+        p.expect("launcher: FAULT: jam")
+        p.expect("A stuck card: pull it out")
+        p.at("Bob> ")  # the jammed press still counted as Ann's (no card came out)
+        assert _last_press(p) == {"by": "Ann", "press": True, "cards": 0}
+        sim.control("unjam")  # the table pulls the stuck card out...
+        p.type("Bob> ", "fix Ann 8")  # ...and gives it to Ann
+        p.type("Bob> ", "clear")
+        p.expect("launcher fault cleared")
+        screen = p.at("Bob> ")
+        assert "armed for Bob, 1 press" in screen
+        _press(p, sim, "Bob")  # and it fires again
+        assert p.state()["hand_sizes"]["Ann"] == 8
     finally:
         p.close()

@@ -31,7 +31,10 @@ def mk(tmp_path: Path):  # type: ignore[no-untyped-def]
 def test_mario_kart_round_to_the_end(mk: Player) -> None:
     mk.type("Cy> ", "r5")  # COM-4 / MK-3: the dealer reports the start card
     mk.type("Ann> ", "red 7")
-    mk.type("Bob> ", "wd4 blue")  # MK-12
+    mk.at("Bob> ")
+    mk.child.send("wd\t")  # Tab completes the word
+    mk.child.expect_exact("wd4 ")
+    mk.child.sendline("blue")  # MK-12
     mk.type("Cy> ", "challenge")  # MK-20: Cy sees Bob's hand...
     mk.type("Cy> ", "lost")  # MK-21: ...no blue card: Cy draws six, loses the turn
     mk.at("Ann> ")
@@ -143,3 +146,45 @@ def test_bad_input_at_every_prompt_changes_nothing(mk: Player) -> None:
     assert mk.entries() == n + 1
     mk.type("deal round 2? ", "")
     mk.expect("Ann deals")
+
+
+def test_attack_without_launcher_prompts_refuse_bad_input(tmp_path: Path) -> None:
+    p = Player(
+        tmp_path,
+        "play",
+        "--variant",
+        "attack",
+        "--players",
+        "Ann,Bob,Cy",
+        "--dealer",
+        "Cy",
+    )
+    try:
+        p.type("Cy> ", "r5")
+        p.type("Ann> ", "press")  # no launcher: it asks how many cards came out
+        for bad in ("lots", "-1", "999"):
+            p.type("How many cards came out for Ann? ", bad)
+            p.expect("✗ type a number")
+        p.type("How many cards came out for Ann? ", "2")
+        p.at("Bob> ")
+        assert p.state()["hand_sizes"]["Ann"] == 9
+        p.type("Bob> ", "red hit 2")  # ATK-11
+        p.refused("Cy> ", "r7", "ATK-11")  # Cy must press first
+        p.refused("Cy> ", "press lots", "press N")
+        p.refused("Cy> ", "draw", "must press the launcher first")
+        p.type("Cy> ", "press 1")
+        p.type("Cy> ", "0")  # a bare number: the cards of an owed press
+        p.at("Ann> ")
+        assert p.state()["hand_sizes"]["Cy"] == 8
+        p.type("Ann> ", "red skip")  # ATK-8: one more play, or pass
+        p.refused("Ann> ", "press 1", "ATK-26")
+        p.refused("Ann> ", "attack blue", "name the target")
+        p.refused("Ann> ", "attack blue Zed", "")
+        p.type("Ann> ", "attack blue Bob")  # ATK-15: Bob presses twice
+        p.refused("Bob> ", "catch Bob", "")
+        p.type("Bob> ", "press 0")
+        p.type("Bob> ", "press 0")
+        p.at("Cy> ")
+        assert p.state()["awaiting"] == {"by": "Cy", "verbs": ["play", "press"]}
+    finally:
+        p.close()

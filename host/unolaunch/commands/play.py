@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import Any
 
-from unolaunch.errors import UsageError
+from unolaunch.errors import UnolaunchError, UsageError
 from unolaunch.table.journal import DATA_DIR_ENV, Journal
 
 HELP = "keep score at the table (and drive the launcher)"
@@ -45,7 +45,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--port",
         metavar="PORT",
-        help="UNO Attack launcher: a serial port, 'auto' (find it) or 'sim' (simulated)",
+        help="UNO Attack launcher: a serial port, 'auto' (find it), 'sim' (a simulated one) "
+        "or 'none' (type presses with their card count)",
     )
     parser.add_argument(
         "--target", type=int, metavar="POINTS", help="points that win the game (500; 250 PP)"
@@ -123,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
             players = _players(args.players)
             if args.dealer and args.dealer not in players:
                 raise UsageError(f"--dealer {args.dealer!r} is not one of {', '.join(players)}")
-            if args.port and args.variant != "attack":
+            if args.port and args.port != "none" and args.variant != "attack":
                 raise UsageError(f"{args.variant} needs no launcher: leave out --port")
             session = Session.start(
                 journal,
@@ -136,10 +137,18 @@ def run(args: argparse.Namespace) -> int:
             )
             port = args.port
         table = Table(session)
-        if port and session.variant == "attack":
+        if port and port != "none" and session.variant == "attack":
+            from unolaunch.link import LinkError
             from unolaunch.table.launcher import connect
 
-            table.launcher = connect(port, session, table.redraw_from_event)
+            try:
+                table.launcher = connect(port, session, table.redraw_from_event)
+            except LinkError as exc:
+                raise UnolaunchError(
+                    f"{exc} — game {session.id} is saved: fix the launcher and run "
+                    f"'unolaunch play --resume {session.id}', or play on without it: "
+                    f"'unolaunch play --resume {session.id} --port none'"
+                ) from None
         try:
             return table.run()
         finally:

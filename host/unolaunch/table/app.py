@@ -243,7 +243,9 @@ class Table:
                 else:
                     self.turn()
                 self.sync_launcher()
-        except (EOFError, QuitGame):
+        except (EOFError, QuitGame, KeyboardInterrupt):
+            if self._readline is not None:
+                sys.stdout.write("\n")
             self.say(
                 f"Game {s.id} is saved. Continue it with: unolaunch play --resume {s.id}",
                 style="bold",

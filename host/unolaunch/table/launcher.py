@@ -28,8 +28,9 @@ from unolaunch.table.session import Arming, Session
 Notify = Callable[[str | None, str | None], None]
 
 FAULT_HELP = {
-    "jam": "the launcher is jammed: open it and pull out the stuck card(s); give them to "
-    "the player who pressed ('fix NAME N' for the new count), then type 'clear'",
+    "jam": "the launcher stopped: no card came out with the motor running. A stuck card: "
+    "pull it out and give it to the player who pressed ('fix NAME N'); empty: load the "
+    "discard pile except its top card (ATK-22). Then type 'clear'",
     "empty": "the launcher is empty: shuffle the discard pile except its top card into the "
     "launcher (ATK-22), then type 'clear'",
     "motor_timeout": "the motor ran too long without finishing: check the gears and the "

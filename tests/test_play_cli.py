@@ -1,0 +1,98 @@
+"""`unolaunch play` on the command line: usage errors, a launcher that is not there,
+resuming, a damaged games file — one clear line each, never a traceback."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import RunCli
+from unolaunch.table.journal import Journal
+
+NEW = ["play", "--variant", "attack", "--players", "Ann,Bob"]
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["play"], "which game?"),
+        (["play", "--variant", "attack"], "name the players"),
+        (["play", "--variant", "attack", "--players", "Ann,,Bob"], "a name is empty"),
+        (["play", "--variant", "attack", "--players", "Ann,ann"], "same name"),
+        (
+            ["play", "--variant", "mario-kart", "--players", "Ann,Bob", "--port", "sim"],
+            "no launcher",
+        ),
+        ([*NEW, "--dealer", "Zed"], "not one of Ann, Bob"),
+        ([*NEW, "--target", "0"], "at least 1"),
+        ([*NEW, "--option", "strict_press"], "KEY=VALUE"),
+        (["play", "--resume", "--variant", "attack"], "leave out --variant"),
+        (["play", "--variant", "uno"], "invalid choice"),
+    ],
+)
+def test_usage_errors(run_cli: RunCli, tmp_path: Path, args: list[str], says: str) -> None:
+    proc = run_cli(*args, "--data-dir", tmp_path)
+    assert proc.returncode == 2
+    assert says in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_engine_refuses_bad_options_and_player_counts(run_cli: RunCli, tmp_path: Path) -> None:
+    proc = run_cli(*NEW, "--option", "nosuch=1", "--data-dir", tmp_path)
+    assert proc.returncode == 1 and "unknown option 'nosuch'" in proc.stderr
+    many = ",".join(f"P{i}" for i in range(7))
+    proc = run_cli("play", "--variant", "pocket-pizza", "--players", many, "--data-dir", tmp_path)
+    assert proc.returncode == 1 and "2 to 5 players" in proc.stderr  # PP-3
+
+
+def test_resume_without_a_game(run_cli: RunCli, tmp_path: Path) -> None:
+    proc = run_cli("play", "--resume", "--data-dir", tmp_path)
+    assert proc.returncode == 1 and "no unfinished game" in proc.stderr
+    proc = run_cli("play", "--resume", "42", "--data-dir", tmp_path)
+    assert proc.returncode == 1 and "no game 42" in proc.stderr
+
+
+def test_missing_launcher_says_how_to_go_on(run_cli: RunCli, tmp_path: Path) -> None:
+    proc = run_cli(*NEW, "--port", str(tmp_path / "no-such-port"), "--data-dir", tmp_path)
+    assert proc.returncode == 1
+    assert "--port none" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    # The game was kept and goes on without the launcher: presses typed with their count.
+    proc = run_cli(
+        "play", "--resume", "--port", "none", "--data-dir", tmp_path, input="r5\npress 2\nquit\n"
+    )
+    assert proc.returncode == 0, proc.stderr
+    with Journal.open(tmp_path) as j:
+        (game,) = j.games()
+        assert [e.data for e in j.entries(game.id)][-1]["cards"] == 2
+
+
+def test_damaged_games_file(run_cli: RunCli, tmp_path: Path) -> None:
+    (tmp_path / "games.sqlite3").write_bytes(b"not a database" * 300)
+    proc = run_cli(*NEW, "--data-dir", tmp_path)
+    assert proc.returncode == 1
+    assert "unreadable" in proc.stderr and "move it aside" in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_piped_game_ends_saved_at_end_of_input(run_cli: RunCli, tmp_path: Path) -> None:
+    proc = run_cli(
+        "play",
+        "--variant",
+        "pocket-pizza",
+        "--players",
+        "Ann,Bob",
+        "--dealer",
+        "Bob",
+        "--data-dir",
+        tmp_path,
+        input="y3\nblah\ny4\n",
+    )
+    assert proc.returncode == 0
+    assert "✗ 'blah' is not a card here" in proc.stdout
+    assert "\x1b[" not in proc.stdout  # no colours when not a terminal
+    assert "Continue it with: unolaunch play --resume 1" in proc.stdout
+    with Journal.open(tmp_path) as j:
+        assert [e.data for e in j.entries(1)] == [
+            {"by": "Bob", "choose": {"top": "y3"}},
+            {"by": "Ann", "play": "y4"},
+        ]
