@@ -422,6 +422,7 @@ def test_jam_then_empty_after_cardless_bursts() -> None:
     rig.req("fire", mode="exact", cards=3)
     rig.run(500)
     assert rig.events("fault")[-1]["code"] == "jam" and rig.pwm_a.duty == 0
+    assert "set sensor_pin to null" in rig.events("fault")[-1]["message"]  # never saw a card
     assert rig.req("fire")["error"] == "fault"
     rig.req("stop")
     assert rig.events("cleared")[-1]["code"] == "jam"

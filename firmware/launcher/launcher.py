@@ -185,9 +185,12 @@ class Launcher:
         if got == 0 and not self.sensor.blocked():
             self.cardless += 1
         code = "empty" if self.cardless >= self.cfg["empty_bursts"] else "jam"
-        self._finish(b, got, True, code)
+        hint = None
+        if self.sensor.count == 0:
+            hint = "no card seen since power-up; if no sensor is fitted, set sensor_pin to null"
+        self._finish(b, got, True, code, hint=hint)
 
-    def _finish(self, b, cards, counted, fault, cancelled=False):
+    def _finish(self, b, cards, counted, fault, cancelled=False, hint=None):
         self.motor.off()
         self.burst = None
         self.feedback.firing(False, self.now)
@@ -211,7 +214,7 @@ class Launcher:
             ev["cancelled"] = True
         self._event("eject", ev)
         if fault:
-            self._fault(fault, None, b)
+            self._fault(fault, hint, b)
         if a is not None and a["owed"] <= 0 and a is self.arming:
             # the last owed press is served, even if its burst faulted: never a press more
             self.arming = None
