@@ -58,7 +58,7 @@ def test_attack_round_with_launcher_presses_foul_catch_scoring(
         "60",
         "--port",
         str(sim.link),
-        timeout=30,
+        timeout=60,
     )
     try:
         p.type("Cy> ", "r5")
@@ -119,7 +119,7 @@ def test_port_sim_starts_a_simulated_launcher(tmp_path: Path) -> None:
         "Bob",
         "--port",
         "sim",
-        timeout=30,
+        timeout=60,
     )
     try:
         p.type("Bob> ", "g4")
@@ -147,7 +147,7 @@ def test_pulled_cable_is_shown_and_presses_can_be_typed(
         "Bob",
         "--port",
         str(sim.link),
-        timeout=30,
+        timeout=60,
     )
     try:
         p.type("Bob> ", "g4")
@@ -191,7 +191,7 @@ def test_jam_is_shown_with_what_to_do_then_cleared(
         "Bob",
         "--port",
         str(sim.link),
-        timeout=30,
+        timeout=60,
     )
     try:
         p.type("Bob> ", "g4")

@@ -52,6 +52,7 @@ def one(text: str, ctx: Context = ATK) -> dict[str, Any]:
         ("attack blue Bob", {"by": "Ann", "play": "WAA", "color": "blue", "target": "Bob"}),
         ("attack bob blue", {"by": "Ann", "play": "WAA", "color": "blue", "target": "Bob"}),
         ("custom red", {"by": "Ann", "play": "WC", "color": "red"}),  # ATK-16
+        ("custom red Cy", {"by": "Ann", "play": "WC", "color": "red", "target": "Cy"}),
         ("hit fire green", {"by": "Ann", "play": "WHF", "color": "green"}),  # ATK-17
         ("all hit red", {"by": "Ann", "play": "WAH", "color": "red"}),  # ATK-18
         ("red trade Cy", {"by": "Ann", "play": "rTH", "target": "Cy"}),  # ATK-19

@@ -69,7 +69,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--seed", type=int, help=argparse.SUPPRESS)
     parser.add_argument(
-        "--data-dir", metavar="DIR", help=f"folder of the games file (default: ${DATA_DIR_ENV})"
+        "--data-dir",
+        metavar="DIR",
+        help=f"folder of the games file (default: ${DATA_DIR_ENV}, else your user data folder)",
     )
 
 

@@ -17,6 +17,7 @@ import re
 import sys
 import threading
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, Protocol
 
 from rich.console import Console
@@ -260,6 +261,12 @@ class Table:
     def turn(self) -> None:
         """Ask the awaited player for one line and carry it out."""
         line = self.ask(self.prompt_for())
+        s = self.session
+        if s.choice() == "reveal" or s.snapshot().get("awaiting") is None:
+            # The launcher's last owed presses ended the round while the prompt waited.
+            if line.strip():
+                self.say("(the round is over: first the cards left in the other hands)")
+            return
         try:
             parsed = parse(line, self.context())
             if isinstance(parsed, Command):
@@ -272,11 +279,7 @@ class Table:
     def context(self) -> Context:
         """The parser's context, knowing whether a launcher is connected."""
         ctx = self.session.context()
-        if self.launcher is not None:
-            from dataclasses import replace
-
-            ctx = replace(ctx, launcher=True)
-        return ctx
+        return replace(ctx, launcher=True) if self.launcher is not None else ctx
 
     def error(self, exc: Exception) -> None:
         """One line: what was wrong and what to do. The game is unchanged."""

@@ -609,6 +609,10 @@ def _play(by: str, toks: list[str], ctx: Context) -> Move:
         if target == by:
             raise ParseError(f"{by} cannot target themselves; name another player")
         action["target"] = target
+    elif target is not None and kind == "WC":
+        # ATK-16: a Wild Customizable may be house-ruled into Attack-Attack or Trade
+        # Hands; the engine checks whether this game's option takes a target.
+        action["target"] = target
     elif target is not None:
         raise ParseError(f"the {_kind_name(kind)} takes no target player")
     if give is not None:
