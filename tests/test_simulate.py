@@ -8,7 +8,9 @@ import pytest
 from conftest import RunCli
 from unolaunch.commands.simulate import simulate
 
-TIMING_KEYS = {"seconds", "games_per_second", "actions_per_second"}
+TIMING_KEYS = {
+    "seconds", "cpu_seconds", "games_per_second", "actions_per_second", "actions_per_cpu_second",
+}  # fmt: skip
 REQUIRED = {
     "games", "actions", "seconds", "games_per_second", "actions_per_second",
     "avg_rounds_per_game", "win_rate_by_seat",

@@ -54,13 +54,15 @@ class RandomBot:
 
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
-        self._random = rng.random
+        # 53 random bits modulo the number of moves: one C call per choice, and a bias
+        # below 1e-14 for any list of moves a game can have.
+        self._bits = rng.getrandbits
 
     def choose(self, game: Game, seat: int, moves: list[int]) -> int:
         """Pick uniformly among the moves of ``seat``."""
         if game.uno_seat >= 0:  # others' catches are listed too: keep our own moves
             moves = [m for m in moves if m >> 19 == seat]
-        return moves[int(self._random() * len(moves))]
+        return moves[self._bits(53) % len(moves)]
 
 
 def _color_counts(hand: bytes | bytearray) -> list[int]:
@@ -203,21 +205,24 @@ def play_game(game: Game, bots: Sequence[Bot], max_actions: int = 2_000_000) -> 
     actions = 0
     rounds = 1
     all_random = all(type(b) is RandomBot for b in bots)
-    rnd = bots[0].rng.random if all_random else None  # type: ignore[attr-defined]
+    bits = bots[0].rng.getrandbits if all_random else None  # type: ignore[attr-defined]
     moves = game.moves
     step = game.step
     while True:
-        if rnd is not None:
+        if bits is not None:
             # All seats random: the legal actions of the position, uniformly (fast path).
-            while game.phase < ROUND_OVER:
+            done = 0
+            for done in range(max_actions - actions):  # noqa: B007 (used after the loop)
+                if game.phase >= ROUND_OVER:
+                    break
                 ms = moves()
                 if game.uno_seat >= 0:
                     seat = game.pending[0][1] if game.pending else game.turn
                     ms = [m for m in ms if m >> 19 == seat]
-                step(ms[int(rnd() * len(ms))])
-                actions += 1
-                if actions >= max_actions:
-                    break
+                step(ms[bits(53) % len(ms)])  # as RandomBot.choose
+            else:
+                done = max_actions - actions
+            actions += done
         else:
             while game.phase < ROUND_OVER:
                 ms = moves()

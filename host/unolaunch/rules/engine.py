@@ -149,6 +149,13 @@ NONMATCH_PLAIN = [
 #: The move int of playing a plain card, per seat and card id (without and with UNO).
 PLAIN = [[c << 3 | NO_COLOR << 11 | NO_SEAT << 14 | s << 19 for c in range(256)] for s in range(16)]
 PLAIN_UNO = [[m | UNO_BIT for m in row] for row in PLAIN]
+#: Delete tables keeping only the cards of one colour (index: colour 0-3).
+NOT_OF_COLOR = [bytes(c for c in range(256) if c >> 5 != col) for col in range(4)]
+#: The same as sets: the playable plain cards per MATCH key, and the wild/special cards.
+PLAIN_OK = [
+    frozenset(c for c in range(C.N_IDS) if t[c] and c < 128 and not SPECIAL[c]) for t in MATCH
+]
+EXOTIC = frozenset(c for c in range(C.N_IDS) if (c >= 128 and c != UNKNOWN) or SPECIAL[c])
 #: ... and keeping only the wild and special cards (whatever the top card).
 NOT_EXOTIC = bytes(
     c for c in range(256) if not (C.WILD * 32 <= c < UNKNOWN or (c < C.N_IDS and SPECIAL[c]))
@@ -228,6 +235,10 @@ class Game:
         self._deck = sorted(c for c, k in self.composition.items() for _ in range(k))
         self._known = frozenset(self.composition)
         self._known_sorted = sorted(self._known)
+        # Smallest card id that needs more than a plain move (see moves()).
+        self._exotic_min = min([128] + [c for c in self._known if c < 128 and SPECIAL[c]])
+        self._plain_get = [PLAIN[s].__getitem__ for s in range(self.n)]
+        self._plain_uno_get = [PLAIN_UNO[s].__getitem__ for s in range(self.n)]
         # The non-play move of a normal turn (0: ask _turn_extra_moves).
         self._turn_move = DRAW if "draw" in self.turn_verbs else PRESS
         self.points = _points_table(self.variant, self.options)
@@ -259,6 +270,8 @@ class Game:
         self._log: list[Effect] | None = None
         self._fx: list[Callable[..., None]] = [self._fx_number] * 32
         self._install_effects()
+        # Per seat: the move of a normal turn's draw/press (0: ask _turn_extra_moves).
+        self._turn_mv = [self._turn_move | s << 19 if self._turn_move else 0 for s in range(self.n)]
         # Per seat: wild card -> its moves (without, with UNO), made by _wild_moves once.
         self._wild_tpl: list[dict[int, tuple[list[int], list[int]]]] = []
         for seat in range(self.n):
@@ -511,10 +524,10 @@ class Game:
         self._key = key
 
     def _end_turn(self) -> None:
+        # (_drawn is meaningful only in AFTER_DRAW, which sets it: no reset needed.)
         self.turn = self._next_seat() if self._skips else (self.turn + self.direction) % self.n
         self._skips = 0
         self.phase = TURN
-        self._drawn = -1
 
     def _turn_again(self) -> None:
         # MK-14 / MK-17: the same player takes another turn at once.
@@ -604,6 +617,8 @@ class Game:
         ]
         if self._log is not None:
             self._note("out", self.players[seat], f"{self.players[seat]} has no cards left")
+        if not self.pending:
+            self._finish_round()
 
     def _finish_round(self) -> None:
         w = self.round_winner
@@ -690,41 +705,52 @@ class Game:
             by = seat << 19
             hand = self.hands[seat]
             phase = self.phase
-            out = []
-            if phase == TURN and not self.hidden:
+            if self.hidden:
+                out = []
+                self._other_turn_moves(out, seat, by, hand)
+                if phase != TURN:
+                    out.append(PASS | by)
+                elif self._turn_move:
+                    out.append(self._turn_move | by)
+                else:
+                    self._turn_extra_moves(out, by)
+            elif phase == TURN:
                 # The distinct playable plain cards in C (translate, set, map); wild and
                 # special cards come from per-seat templates.
-                cands = set(hand.translate(None, NONMATCH_PLAIN[self._key]))
-                out = list(map(PLAIN[seat].__getitem__, cands))
-                if len(hand) == 2:
-                    out += map(PLAIN_UNO[seat].__getitem__, cands)
-                exotic = hand.translate(None, NOT_EXOTIC)
+                # Set operators, not calls: C calls dominate the cost of this path.
+                held = {*hand}
+                cands = held & PLAIN_OK[self._key]
+                out = [*map(self._plain_get[seat], cands)]
+                uno = len(hand) == 2
+                if uno:
+                    out += map(self._plain_uno_get[seat], cands)
+                exotic = held & EXOTIC
                 if exotic:
-                    self._exotic_moves(out, set(exotic), seat, by, hand)
+                    tpl = self._wild_tpl[seat]
+                    for c in exotic:
+                        if c >= 128:
+                            out += tpl[c][uno]  # a wild is always playable (COM-2)
+                        elif MATCH[self._key][c]:
+                            self._special_moves(out, c, by, seat, hand, uno)
+                turn_move = self._turn_mv[seat]
+                if turn_move:
+                    out.append(turn_move)
+                else:
+                    self._turn_extra_moves(out, by)
+            elif phase == AFTER_DRAW and self._drawn < self._exotic_min:
+                # MK-9 / PP-7: only the drawn (playable) card, or pass.
+                c = self._drawn
+                out = [PLAIN[seat][c], PASS | by]
+                if len(hand) == 2:
+                    out.append(PLAIN_UNO[seat][c])
             else:
+                out = []
                 self._other_turn_moves(out, seat, by, hand)
-            if phase != TURN:
                 out.append(PASS | by)
-            elif self._turn_move:
-                out.append(self._turn_move | by)
-            else:
-                self._turn_extra_moves(out, by)
         u = self.uno_seat
         if u >= 0 and len(self.hands[u]) == 1:
             out.extend([CATCH | s << 19 | u << 14 for s in range(self.n) if s != u])
         return out
-
-    def _exotic_moves(
-        self, out: list[int], cands: set[int], seat: int, by: int, hand: bytearray
-    ) -> None:
-        m = MATCH[self._key]
-        uno = len(hand) == 2
-        tpl = self._wild_tpl[seat]
-        for c in cands:
-            if c >= 128:
-                out += tpl[c][uno]  # a wild is always playable (COM-2)
-            elif m[c]:
-                self._special_moves(out, c, by, seat, hand, uno)
 
     def _other_turn_moves(self, out: list[int], seat: int, by: int, hand: bytearray) -> None:
         # After a draw (MK-9, PP-7), the extra play (ATK-8), or hidden hands.
@@ -791,9 +817,11 @@ class Game:
             self.uno_seat = -1  # COM-6: the next player began; the window is closed
         if verb == PLAY:
             self._do_play(by, move >> 3 & 255, move, None)
-        elif verb == DRAW:
+            return  # a play that ends the round scores it itself (_went_out)
+        if verb == DRAW:
             self._do_draw(by)
-        elif verb == PRESS:
+            return
+        if verb == PRESS:
             self._do_press(by, None)
         elif verb == PASS:
             self._end_turn()
@@ -820,10 +848,9 @@ class Game:
             said = " and says UNO" if move & UNO_BIT else ""
             self._note("play", who, f"{who} plays {card_code(card)}{said}")
         if card < 128:
-            col = card >> 5
-            self.color = col
+            self.color = card >> 5
+            self._key = card  # colour * 32 + kind: a coloured card is its own MATCH key
             k = card & 31
-            self._key = col * 32 + k
             if k < 10:
                 # A number: the turn simply ends (inlined _end_turn, the commonest case).
                 if self._skips:
@@ -831,8 +858,8 @@ class Game:
                     self._skips = 0
                 else:
                     self.turn = (self.turn + self.direction) % self.n
-                self.phase = TURN
-                self._drawn = -1
+                if self.phase:
+                    self.phase = TURN
             else:
                 self._fx[k](seat, card, move >> 11 & 7, move >> 14 & 15, extra)
         else:
@@ -855,7 +882,11 @@ class Game:
             if MATCH[self._key][card] or self.hidden:
                 self.phase = AFTER_DRAW
                 self._drawn = card
-                return
+            elif self._skips:
+                self._end_turn()
+            else:  # the turn ends (inlined _end_turn: the phase is still TURN)
+                self.turn = (self.turn + self.direction) % self.n
+            return
         elif self._draw(seat, 1):
             card = self.hands[seat][-1]
             if self.hidden or MATCH[self._key][card]:
@@ -1778,7 +1809,8 @@ class MarioKartGame(Game):
             self._owe_draw_next(4, "MK-23")
             return
         nxt = self._next_seat()
-        guilty = -1 if self.hidden else int(any(c >> 5 == prev_color for c in hand))
+        # MK-20: did they hold a card of the colour to match before it?
+        guilty = -1 if self.hidden else int(bool(hand.translate(None, NOT_OF_COLOR[prev_color])))
         self.pending.append((OB_CHALLENGE, nxt, seat, guilty, "MK-20"))
         self._end_turn()
 
