@@ -100,6 +100,7 @@ class Demo:
         if not g.stock and self.sim.cards == 0 and len(g.discard) > 1:
             # ATK-22: the launcher is empty: the discard pile but its top card goes in.
             self.load(len(g.discard) - 1, "launcher empty (ATK-22), discard pile shuffled in")
+        before = self.sim.cards
         self.push_button()
         while True:
             ev = self.client.wait_for(
@@ -108,6 +109,11 @@ class Demo:
             name = ev.get("event")
             if name == "eject":
                 cards = int(ev.get("cards") or 0)
+                # The board's card reports reach the simulator on another channel than
+                # the serial line: give them a moment to be counted.
+                settle = time.monotonic() + 0.5
+                while self.sim.cards > before - cards and time.monotonic() < settle:
+                    time.sleep(0.002)
                 self.presses += 1
                 self.cards_launched += cards
                 wanted = ev.get("wanted")
