@@ -837,6 +837,131 @@ class Game:
         if self.round_winner >= 0 and not self.pending and self.phase < ROUND_OVER:
             self._finish_round()
 
+    def play_random(self, bits: Callable[[int], int], limit: int) -> int:
+        """Play up to ``limit`` actions until the round is over; return how many were played.
+
+        Each action is ``moves()[bits(53) % len(moves())]`` of the awaited player (as
+        :class:`~unolaunch.bots.RandomBot` picks: uniformly random among its own legal
+        actions), applied as :meth:`step` would. This is the hot loop of simulations with
+        random bots only: the commonest positions (a normal turn, the choice after a draw)
+        build the very same move list and apply numbers and draws inline, without the
+        calls; every other position goes through :meth:`moves` and :meth:`step`.
+        """
+        if self.hidden or self._log is not None:
+            return self._play_random_slow(bits, limit)
+        hands = self.hands
+        discard = self.discard
+        plain_get = self._plain_get
+        plain_uno_get = self._plain_uno_get
+        wild_tpl = self._wild_tpl
+        turn_mv = self._turn_mv
+        exotic_min = self._exotic_min
+        n = self.n
+        done = 0
+        while done < limit:
+            phase = self.phase
+            if phase >= ROUND_OVER:
+                break
+            done += 1
+            if self.pending or self.uno_seat >= 0:
+                self._step_random(bits)
+                continue
+            seat = self.turn
+            hand = hands[seat]
+            key = self._key
+            if phase == TURN:
+                # As moves(): plain cards, their UNO twins, wild/special cards, draw/press.
+                held = {*hand}
+                cands = held & PLAIN_OK[key]
+                out = [*map(plain_get[seat], cands)]
+                uno = len(hand) == 2
+                if uno:
+                    out += map(plain_uno_get[seat], cands)
+                exotic = held & EXOTIC
+                if exotic:
+                    tpl = wild_tpl[seat]
+                    for c in exotic:
+                        if c >= 128:
+                            out += tpl[c][uno]
+                        elif MATCH[key][c]:
+                            self._special_moves(out, c, seat << 19, seat, hand, uno)
+                turn_move = turn_mv[seat]
+                if turn_move:
+                    out.append(turn_move)
+                else:
+                    self._turn_extra_moves(out, seat << 19)
+                move = out[bits(53) % len(out)]
+                verb = move & 7
+                if verb == DRAW:
+                    stock = self.stock
+                    if not stock:
+                        self._do_draw(seat)
+                        continue
+                    card = stock.pop()  # as _do_draw
+                    hand.append(card)
+                    if MATCH[key][card]:
+                        self.phase = AFTER_DRAW
+                        self._drawn = card
+                    elif self._skips:
+                        self._end_turn()
+                    else:
+                        self.turn = (seat + self.direction) % n
+                    continue
+                if verb != PLAY:
+                    self.step(move)
+                    continue
+            elif phase == AFTER_DRAW and self._drawn < exotic_min:
+                # MK-9 / PP-7: the drawn (playable, plain) card, or pass; as moves().
+                card = self._drawn
+                by = seat << 19
+                if len(hand) == 2:
+                    out = [PLAIN[seat][card], PASS | by, PLAIN_UNO[seat][card]]
+                    move = out[bits(53) % 3]
+                else:
+                    move = PLAIN[seat][card] if bits(53) % 2 == 0 else PASS | by
+                if move & 7 == PASS:
+                    self._end_turn()
+                    continue
+            else:
+                self._step_random(bits)
+                continue
+            # A play (as step() with no UNO window open: straight to _do_play).
+            card = move >> 3 & 255
+            if card >= 128 or card & 31 >= 10:
+                self._do_play(seat, card, move, None)
+                continue
+            # A number (as _do_play).
+            hand.remove(card)
+            discard.append(card)
+            self.color = card >> 5
+            self._key = card
+            if self._skips:
+                self.turn = self._next_seat()
+                self._skips = 0
+            else:
+                self.turn = (seat + self.direction) % n
+            self.phase = TURN
+            if not hand:
+                self._went_out(seat)
+            elif len(hand) == 1 and not move & UNO_BIT:
+                self.uno_seat = seat
+        return done
+
+    def _play_random_slow(self, bits: Callable[[int], int], limit: int) -> int:
+        done = 0
+        while done < limit and self.phase < ROUND_OVER:
+            self._step_random(bits)
+            done += 1
+        return done
+
+    def _step_random(self, bits: Callable[[int], int]) -> None:
+        # One uniformly random action of the awaited player (others' catches left out).
+        ms = self.moves()
+        if self.uno_seat >= 0:
+            seat = self.pending[0][1] if self.pending else self.turn
+            ms = [m for m in ms if m >> 19 == seat]
+        self.step(ms[bits(53) % len(ms)])
+
     # ------------------------------------------------------------------ rule actions
     def _do_play(self, seat: int, card: int, move: int, extra: Any) -> None:
         # ``move`` carries the colour, target and UNO bits (see the move encoding).
