@@ -843,26 +843,26 @@ class Game:
         Each action is ``moves()[bits(53) % len(moves())]`` of the awaited player (as
         :class:`~unolaunch.bots.RandomBot` picks: uniformly random among its own legal
         actions), applied as :meth:`step` would. This is the hot loop of simulations with
-        random bots only: the commonest positions (a normal turn, the choice after a draw)
-        build the very same move list and apply numbers and draws inline, without the
-        calls; every other position goes through :meth:`moves` and :meth:`step`.
+        random bots only. In the commonest positions (a normal turn, the choice after a
+        draw) it counts the moves :meth:`moves` would list, in the same order, and builds
+        only the one drawn; plays, draws and passes are applied inline (the same code as
+        :meth:`_do_play`, :meth:`_do_draw` and :meth:`_end_turn`, without the calls).
+        Every other position goes through :meth:`moves` and :meth:`step`.
         """
-        if self.hidden or self._log is not None:
+        turn_mv = self._turn_mv
+        if self.hidden or self._log is not None or not all(turn_mv):
             return self._play_random_slow(bits, limit)
         hands = self.hands
         discard = self.discard
-        plain_get = self._plain_get
-        plain_uno_get = self._plain_uno_get
         wild_tpl = self._wild_tpl
-        turn_mv = self._turn_mv
         exotic_min = self._exotic_min
+        fx = self._fx
         n = self.n
-        done = 0
-        while done < limit:
+        turn_draws = self._turn_move == DRAW
+        for done in range(limit):
             phase = self.phase
             if phase >= ROUND_OVER:
-                break
-            done += 1
+                return done
             if self.pending or self.uno_seat >= 0:
                 self._step_random(bits)
                 continue
@@ -870,29 +870,36 @@ class Game:
             hand = hands[seat]
             key = self._key
             if phase == TURN:
-                # As moves(): plain cards, their UNO twins, wild/special cards, draw/press.
+                # moves() lists: the plain playable cards, again with UNO when two are
+                # held, then the wild and special cards' moves, then the draw (or press).
                 held = {*hand}
                 cands = held & PLAIN_OK[key]
-                out = [*map(plain_get[seat], cands)]
+                nc = len(cands)
                 uno = len(hand) == 2
-                if uno:
-                    out += map(plain_uno_get[seat], cands)
+                n_plain = nc + nc if uno else nc
                 exotic = held & EXOTIC
                 if exotic:
+                    ex: list[int] = []
                     tpl = wild_tpl[seat]
                     for c in exotic:
                         if c >= 128:
-                            out += tpl[c][uno]
+                            ex += tpl[c][uno]  # a wild is always playable (COM-2)
                         elif MATCH[key][c]:
-                            self._special_moves(out, c, seat << 19, seat, hand, uno)
-                turn_move = turn_mv[seat]
-                if turn_move:
-                    out.append(turn_move)
+                            self._special_moves(ex, c, seat << 19, seat, hand, uno)
+                    n_plays = n_plain + len(ex)
                 else:
-                    self._turn_extra_moves(out, seat << 19)
-                move = out[bits(53) % len(out)]
-                verb = move & 7
-                if verb == DRAW:
+                    n_plays = n_plain
+                r = bits(53) % (n_plays + 1)
+                if r < nc:
+                    card = [*cands][r]
+                    move = PLAIN[seat][card]
+                elif r < n_plain:
+                    card = [*cands][r - nc]
+                    move = PLAIN_UNO[seat][card]
+                elif r < n_plays:
+                    move = ex[r - n_plain]
+                    card = move >> 3 & 255
+                elif turn_draws:
                     stock = self.stock
                     if not stock:
                         self._do_draw(seat)
@@ -907,45 +914,49 @@ class Game:
                     else:
                         self.turn = (seat + self.direction) % n
                     continue
-                if verb != PLAY:
-                    self.step(move)
+                else:
+                    self.step(turn_mv[seat])
                     continue
             elif phase == AFTER_DRAW and self._drawn < exotic_min:
-                # MK-9 / PP-7: the drawn (playable, plain) card, or pass; as moves().
+                # MK-9 / PP-7: [play the drawn card, pass] (+ the play with UNO).
                 card = self._drawn
-                by = seat << 19
-                if len(hand) == 2:
-                    out = [PLAIN[seat][card], PASS | by, PLAIN_UNO[seat][card]]
-                    move = out[bits(53) % 3]
-                else:
-                    move = PLAIN[seat][card] if bits(53) % 2 == 0 else PASS | by
-                if move & 7 == PASS:
-                    self._end_turn()
+                r = bits(53) % 3 if len(hand) == 2 else bits(53) % 2
+                if r == 1:  # pass: as _end_turn
+                    self.turn = self._next_seat() if self._skips else (seat + self.direction) % n
+                    self._skips = 0
+                    self.phase = TURN
                     continue
+                move = PLAIN_UNO[seat][card] if r else PLAIN[seat][card]
             else:
                 self._step_random(bits)
                 continue
-            # A play (as step() with no UNO window open: straight to _do_play).
-            card = move >> 3 & 255
-            if card >= 128 or card & 31 >= 10:
-                self._do_play(seat, card, move, None)
-                continue
-            # A number (as _do_play).
+            # A play: as step() (no UNO window is open) and _do_play.
             hand.remove(card)
             discard.append(card)
-            self.color = card >> 5
-            self._key = card
-            if self._skips:
-                self.turn = self._next_seat()
-                self._skips = 0
+            if card < 128:
+                self.color = card >> 5
+                self._key = card
+                k = card & 31
+                if k < 10:
+                    if self._skips:
+                        self.turn = self._next_seat()
+                        self._skips = 0
+                    else:
+                        self.turn = (seat + self.direction) % n
+                    self.phase = TURN
+                else:
+                    fx[k](self, seat, card, move >> 11 & 7, move >> 14 & 15, None)
             else:
-                self.turn = (seat + self.direction) % n
-            self.phase = TURN
+                fx[card & 31](self, seat, card, move >> 11 & 7, move >> 14 & 15, None)
+                pend = self.pending
+                if move & UNO_BIT and pend and pend[-1][0] == OB_GIVE:
+                    ob = pend[-1]
+                    pend[-1] = (ob[0], ob[1], ob[2], 1, ob[4])
             if not hand:
                 self._went_out(seat)
             elif len(hand) == 1 and not move & UNO_BIT:
                 self.uno_seat = seat
-        return done
+        return limit
 
     def _play_random_slow(self, bits: Callable[[int], int], limit: int) -> int:
         done = 0
