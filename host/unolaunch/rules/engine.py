@@ -151,12 +151,7 @@ PLAIN = [[c << 3 | NO_COLOR << 11 | NO_SEAT << 14 | s << 19 for c in range(256)]
 PLAIN_UNO = [[m | UNO_BIT for m in row] for row in PLAIN]
 #: Delete tables keeping only the cards of one colour (index: colour 0-3).
 NOT_OF_COLOR = [bytes(c for c in range(256) if c >> 5 != col) for col in range(4)]
-#: The same as sets: the playable plain cards per MATCH key, and the wild/special cards.
-PLAIN_OK = [
-    frozenset(c for c in range(C.N_IDS) if t[c] and c < 128 and not SPECIAL[c]) for t in MATCH
-]
-EXOTIC = frozenset(c for c in range(C.N_IDS) if (c >= 128 and c != UNKNOWN) or SPECIAL[c])
-#: ... and keeping only the wild and special cards (whatever the top card).
+#: Delete table keeping only the wild and special cards (whatever the top card).
 NOT_EXOTIC = bytes(
     c for c in range(256) if not (C.WILD * 32 <= c < UNKNOWN or (c < C.N_IDS and SPECIAL[c]))
 )
@@ -718,19 +713,18 @@ class Game:
                 else:
                     self._turn_extra_moves(out, by)
             elif phase == TURN:
-                # The distinct playable plain cards in C (translate, set, map); wild and
-                # special cards come from per-seat templates.
-                # Set operators, not calls: C calls dominate the cost of this path.
-                held = {*hand}
-                cands = held & PLAIN_OK[self._key]
+                # The distinct playable plain cards in C: translate() keeps the playable
+                # plain cards, a set drops the repeats (cheaper than intersecting a set of
+                # the hand); wild and special cards come from per-seat templates.
+                cands = {*hand.translate(None, NONMATCH_PLAIN[self._key])}
                 out = [*map(self._plain_get[seat], cands)]
                 uno = len(hand) == 2
                 if uno:
                     out += map(self._plain_uno_get[seat], cands)
-                exotic = held & EXOTIC
+                exotic = hand.translate(None, NOT_EXOTIC)
                 if exotic:
                     tpl = self._wild_tpl[seat]
-                    for c in exotic:
+                    for c in {*exotic}:
                         if c >= 128:
                             out += tpl[c][uno]  # a wild is always playable (COM-2)
                         elif MATCH[self._key][c]:
@@ -872,16 +866,15 @@ class Game:
             if phase == TURN:
                 # moves() lists: the plain playable cards, again with UNO when two are
                 # held, then the wild and special cards' moves, then the draw (or press).
-                held = {*hand}
-                cands = held & PLAIN_OK[key]
+                cands = {*hand.translate(None, NONMATCH_PLAIN[key])}
                 nc = len(cands)
                 uno = len(hand) == 2
                 n_plain = nc + nc if uno else nc
-                exotic = held & EXOTIC
+                exotic = hand.translate(None, NOT_EXOTIC)
                 if exotic:
                     ex: list[int] = []
                     tpl = wild_tpl[seat]
-                    for c in exotic:
+                    for c in {*exotic}:
                         if c >= 128:
                             ex += tpl[c][uno]  # a wild is always playable (COM-2)
                         elif MATCH[key][c]:
