@@ -857,7 +857,21 @@ class Game:
             phase = self.phase
             if phase >= ROUND_OVER:
                 return done
-            if self.pending or self.uno_seat >= 0:
+            pend = self.pending
+            if pend or self.uno_seat >= 0:
+                if self.uno_seat < 0:
+                    # The commonest obligations, listed as _pending_moves() lists them.
+                    kind, who = pend[0][0], pend[0][1] << 19
+                    if kind == OB_CHALLENGE:  # [challenge, accept]
+                        self.step(ACCEPT | who if bits(53) % 2 else CHALLENGE | who)
+                        continue
+                    if kind == OB_COLOR:  # choose red, yellow, green, blue
+                        self.step(CHOOSE | (bits(53) % 4) << 11 | NO_SEAT << 14 | who)
+                        continue
+                    if kind == OB_PRESS or kind == OB_UNTIL:  # [press]
+                        bits(53)
+                        self.step(PRESS | who)
+                        continue
                 self._step_random(bits)
                 continue
             seat = self.turn
@@ -910,16 +924,24 @@ class Game:
                 else:
                     self.step(turn_mv[seat])
                     continue
-            elif phase == AFTER_DRAW and self._drawn < exotic_min:
-                # MK-9 / PP-7: [play the drawn card, pass] (+ the play with UNO).
+            elif phase == AFTER_DRAW and not exotic_min <= self._drawn < 128:
+                # MK-9 / PP-7: play the drawn card or pass. moves() lists a plain card as
+                # [play, pass] (+ the play with UNO), a wild as [its plays..., pass].
                 card = self._drawn
-                r = bits(53) % 3 if len(hand) == 2 else bits(53) % 2
-                if r == 1:  # pass: as _end_turn
+                if card < 128:
+                    r = bits(53) % 3 if len(hand) == 2 else bits(53) % 2
+                    passes = r == 1
+                    move = PLAIN_UNO[seat][card] if r else PLAIN[seat][card]
+                else:
+                    ex = wild_tpl[seat][card][len(hand) == 2]
+                    r = bits(53) % (len(ex) + 1)
+                    passes = r == len(ex)
+                    move = 0 if passes else ex[r]
+                if passes:  # as _end_turn
                     self.turn = self._next_seat() if self._skips else (seat + self.direction) % n
                     self._skips = 0
                     self.phase = TURN
                     continue
-                move = PLAIN_UNO[seat][card] if r else PLAIN[seat][card]
             else:
                 self._step_random(bits)
                 continue
