@@ -195,3 +195,22 @@ def test_no_such_port_and_auto_detection_messages() -> None:
     assert "/dev/ttyACM0 (2E8A:0005, serial E660)" in str(several.value)
     assert resolve_port("auto", lambda: picos[:3]) == "/dev/ttyACM0"
     assert resolve_port("loop://", lambda: []) == "loop://"
+
+
+def test_hello_glued_to_garbage_in_the_board_is_retried(
+    fake: Callable[[Script], FakeBoard],
+) -> None:
+    hellos = 0
+
+    def script(req: dict[str, Any]) -> bytes:
+        nonlocal hellos
+        if req["cmd"] == "hello":
+            hellos += 1
+            if hellos == 1:  # as if "\x02" from a terminal came before our line
+                return b'{"id": null, "ok": false, "error": "bad_json", "message": "x"}\n'
+        return reply(req, **HELLO)
+
+    board = fake(script)
+    with open_launcher(board.port, timeout=1) as client:
+        assert client.info["board"] == "fake"
+    assert hellos == 2

@@ -190,3 +190,74 @@ def test_monitor_shows_events_and_the_cable_live(sim: SimulatedLauncher) -> None
             proc.kill()
             proc.wait()
     assert "Traceback" not in proc.stderr.read()
+
+
+def test_monitor_json_lines_for_scripts(sim: SimulatedLauncher) -> None:
+    import json
+
+    from conftest import cli_env
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "unolaunch", "monitor", "--port", sim.port, "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=cli_env(),
+    )
+    assert proc.stdout is not None
+    try:
+        hello = json.loads(proc.stdout.readline())
+        assert hello["event"] == "connected" and hello["hello"]["protocol"] == 1
+        sim.control("press")
+        press = json.loads(proc.stdout.readline())
+        eject = json.loads(proc.stdout.readline())
+        assert press["event"] == "press" and eject["event"] == "eject"
+        assert press["time"] <= eject["time"] and "T" in press["time"]
+        proc.terminate()
+        assert proc.wait(timeout=10) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_mpremote_reset_then_the_client_connects(sim: SimulatedLauncher) -> None:
+    proc = subprocess.run(
+        [*MPREMOTE, "connect", sim.port, "reset"], capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 0, proc.stderr
+    sim.wait_hw(lambda e: e.get("hw") == "boot" and e.get("cause") == "reset", timeout=10)
+    with open_launcher(sim.port, timeout=2) as client:
+        assert client.status()["uptime_ms"] < 10000
+
+
+def test_a_pty_name_handed_to_another_pty_is_not_taken_for_the_launcher(
+    sim: SimulatedLauncher,
+) -> None:
+    from unolaunch.link import PortReplacedError
+
+    old = sim.port
+    taken: list[int] = []
+
+    def another_program_gets_the_name() -> None:
+        for _ in range(64):  # ptys get the lowest free number: walk up to the old one
+            master, slave = os.openpty()
+            taken.extend((master, slave))
+            if os.ttyname(slave) == old:
+                return
+
+    with open_launcher(old, timeout=1, reconnect_timeout=10) as client:
+        sim.reset()  # same device: the client carries on
+        assert client.status()["uptime_ms"] < 10000
+        sim.unplug()
+        intruder = threading.Timer(0.3, another_program_gets_the_name)
+        intruder.start()
+        started = time.monotonic()
+        try:
+            with pytest.raises(PortReplacedError, match=r"unolaunch sim --link PATH"):
+                client.status()
+            assert time.monotonic() - started < 5  # at once, not after reconnect_timeout
+        finally:
+            intruder.join()
+            for fd in taken:
+                os.close(fd)

@@ -394,3 +394,19 @@ def test_start_failures_are_one_clear_error(tiny_firmware: Path, run_cli: Any) -
     assert proc.returncode == 2 and "--cards must be between 0 and 500" in proc.stderr
     proc = run_cli("sim", "--flash-dir", str(tiny_firmware.parent / "empty"), input="quit\n")
     assert proc.returncode in (0, 1) and "Traceback" not in proc.stderr
+
+
+def test_a_board_that_stops_reading_pushes_back_on_the_host(sim: SimulatedLauncher) -> None:
+    import signal
+
+    pid = sim.pid
+    assert pid is not None
+    os.kill(pid, signal.SIGSTOP)  # the firmware hangs and reads nothing
+    try:
+        with (
+            serial.serial_for_url(sim.port, write_timeout=1) as ser,
+            pytest.raises(serial.SerialTimeoutException),
+        ):
+            ser.write(b"x" * 4_000_000)  # blocks like a USB device that NAKs
+    finally:
+        os.kill(pid, signal.SIGCONT)

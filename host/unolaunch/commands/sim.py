@@ -47,7 +47,12 @@ COMMANDS_HELP = (
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``unolaunch sim``."""
-    parser.add_argument("--seed", type=int, help="seed for the simulated physics")
+    parser.add_argument(
+        "--seed",
+        type=int,
+        help="seed handed to the simulated board (UNOLAUNCH_SIM_SEED) for its physics; the "
+        "firmware's ejection pattern is seeded by the host's 'seed' command",
+    )
     parser.add_argument(
         "--cards", type=int, default=112, metavar="N", help="cards in the magazine (112)"
     )

@@ -22,6 +22,7 @@ from unolaunch.link.errors import (
     PortBusyError,
     PortNotFoundError,
     PortPermissionError,
+    PortReplacedError,
 )
 from unolaunch.link.protocol import PROTOCOL_VERSION, Event, LineParser, Noise, Reply
 
@@ -44,6 +45,7 @@ __all__ = [
     "PortInfo",
     "PortNotFoundError",
     "PortPermissionError",
+    "PortReplacedError",
     "Reply",
     "find_launchers",
     "list_serial_ports",

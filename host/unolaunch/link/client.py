@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import logging
+import os
 import select
 import threading
 import time
@@ -39,6 +40,7 @@ from unolaunch.link.errors import (
     PortBusyError,
     PortNotFoundError,
     PortPermissionError,
+    PortReplacedError,
 )
 from unolaunch.link.protocol import (
     MAX_REQUEST_ID,
@@ -75,6 +77,18 @@ def _lost(exc: BaseException) -> _Lost:
 
 class _Rebooted(Exception):
     """The board announced a fresh boot while we were waiting for a reply."""
+
+
+def _pty_identity(port: str) -> tuple[int, int] | None:
+    """(device number, creation time) of a pseudo-terminal named directly (not through a
+    symlink, which is meant to follow a replugged simulator); None for anything else."""
+    if not port.startswith("/dev/pts/") or os.path.islink(port):
+        return None
+    try:
+        st = os.stat(port)
+    except OSError:
+        return None
+    return (st.st_rdev, st.st_ctime_ns)
 
 
 def open_serial(port: str, exclusive: bool = True) -> serial.SerialBase:
@@ -142,6 +156,7 @@ class LauncherClient:
         #: last ``config_get``/``config_set``).
         self.restart_needed: list[str] = []
         self._ser: serial.SerialBase | None = None
+        self._pty: tuple[int, int] | None = None  # which pty we opened, if it is one
         self._parser = LineParser()
         self._lock = threading.RLock()
         self._next_id = 1
@@ -550,8 +565,20 @@ class LauncherClient:
 
     # ------------------------------------------------------------------ connection
     def _open_port(self) -> None:
+        self._drop_port()
         self.port = resolve_port(self.requested_port)
+        identity = _pty_identity(self.port)
+        if identity is not None and self._pty is not None and identity != self._pty:
+            # A pseudo-terminal's name is handed to the next pty created, by any program:
+            # it is not our launcher plugged back in (real ports and symlinks are).
+            raise PortReplacedError(
+                f"the device {self.port} went away and its name now belongs to another "
+                "pseudo-terminal: for a simulator that survives unplug/replug, start it with "
+                "'unolaunch sim --link PATH' and use --port PATH",
+                self.port,
+            )
         self._ser = open_serial(self.port)
+        self._pty = identity
         self._parser.reset()
         self._replies.clear()
         self._rebooted = False
@@ -575,8 +602,13 @@ class LauncherClient:
     def _handshake(self) -> None:
         self._in_handshake = True
         try:
+            # A newline first ends any half line the board holds (line noise, a terminal's
+            # keystrokes); the protocol ignores blank lines.
+            self._write(b"\n")
             try:
                 reply = self._exchange("hello", {}, self.timeout)
+                if reply.id is None:  # our hello arrived glued to earlier garbage: again
+                    reply = self._exchange("hello", {}, self.timeout)
             except NoReplyError:
                 if not self._at_repl():
                     raise
@@ -689,7 +721,7 @@ class LauncherClient:
                 self._connect()
                 done = self._restore()
                 break
-            except IncompatibleFirmwareError:
+            except (IncompatibleFirmwareError, PortReplacedError):
                 raise
             except (LinkError, _Lost) as exc:
                 self._drop_port()

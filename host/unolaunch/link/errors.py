@@ -19,6 +19,7 @@ __all__ = [
     "PortBusyError",
     "PortNotFoundError",
     "PortPermissionError",
+    "PortReplacedError",
 ]
 
 SAFE_MODE_HINT = "is the firmware running? hold the button at power-up for safe mode"
@@ -73,6 +74,10 @@ class NoReplyError(LinkError):
 
 class DisconnectedError(LinkError):
     """The device went away (unplugged, reset) and did not come back."""
+
+
+class PortReplacedError(DisconnectedError):
+    """The device path now names another pseudo-terminal: ours is gone for good."""
 
 
 class IncompatibleFirmwareError(LinkError):

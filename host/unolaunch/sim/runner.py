@@ -74,6 +74,7 @@ _BOOT_TIMEOUT_S = 5.0
 # A child that dies sooner than this after starting is restarted only after a pause.
 _FAST_EXIT_S = 0.2
 _HOST_BUFFER_MAX = 64 * 1024
+_CHILD_BUFFER_MAX = 64 * 1024
 
 
 class SimError(UnolaunchError):
@@ -344,7 +345,15 @@ class SimulatedLauncher:
         if self._thread is not None:
             self._stopping = True
             self._wake()
-            self._thread.join(timeout=10)
+            self._thread.join(timeout=30)
+            if self._thread.is_alive():
+                # Never close fds under a live relay thread: the numbers would be reused by
+                # the next pty and the thread would read someone else's port.
+                child = self._child
+                if child is not None:
+                    with contextlib.suppress(ProcessLookupError):
+                        child.proc.kill()
+                raise SimError("the simulator's relay thread did not stop; its fds are left open")
             self._thread = None
         self._cleanup()
 
@@ -508,7 +517,9 @@ class SimulatedLauncher:
         rlist = [self._wake_r, self._hw_r]
         wlist = []
         if self._master_a is not None:
-            rlist.append(self._master_a)
+            if len(self._to_child) < _CHILD_BUFFER_MAX:
+                # Past this the host's writes block, as a USB device that NAKs would make them.
+                rlist.append(self._master_a)
             if self._to_host:
                 wlist.append(self._master_a)
         if child is not None:
@@ -687,6 +698,8 @@ class SimulatedLauncher:
             self._flush_host()
             self._restart_raw, self._restart_cause = raw, "soft_reset"
         else:
+            # A hard reset takes USB down on a Pico: bytes in flight are lost.
+            self._to_child.clear()
             self._restart_raw, self._restart_cause = False, cause
         self._restart_at = time.monotonic() + delay  # _step spawns the next boot then
 
