@@ -868,7 +868,7 @@ class Game:
                     if kind == OB_COLOR:  # choose red, yellow, green, blue
                         self.step(CHOOSE | (bits(53) % 4) << 11 | NO_SEAT << 14 | who)
                         continue
-                    if kind == OB_PRESS or kind == OB_UNTIL:  # [press]
+                    if kind in (OB_PRESS, OB_UNTIL):  # [press]
                         bits(53)
                         self.step(PRESS | who)
                         continue
