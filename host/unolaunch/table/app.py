@@ -346,7 +346,9 @@ class Table:
         elif cmd.name == "clear":
             if self.launcher is None:
                 raise TableError("no launcher is connected; nothing to clear")
-            self.say(self.launcher.clear())
+            msg = self.launcher.clear()
+            self.log.append(msg.strip(" ·"))
+            self.say(msg)
         self.warning = None
         self.sync_launcher()
         self.draw()
