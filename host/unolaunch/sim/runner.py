@@ -311,6 +311,11 @@ class SimulatedLauncher:
         tmp = Path(self._tmp.name)
         try:
             self._flash = self._prepare_flash(tmp)
+            if self._link_arg is not None and self._link_arg.exists():
+                raise SimError(
+                    f"{self._link_arg} already exists (another simulator's link?): "
+                    "choose another link path"
+                )
             self._link = self._link_arg or tmp / "ttyACM0"
             self._ctl_r, self._ctl_w = os.pipe()
             self._hw_r, self._hw_w = os.pipe()
