@@ -117,8 +117,9 @@ def test_mpremote_interrupts_the_firmware_and_the_watchdog_does_not_cut_it_short
     with SimulatedLauncher(flash_dir=flash, firmware_dir=FIRMWARE) as sim:
         host = PtyHost(sim)
         assert host.request("config_set", config={"wdt_ms": 500})["ok"]
+        host.pending.clear()  # forget the first boot
         host.request("reset")
-        time.sleep(0.5)
+        assert host.wait_event("boot", timeout=15)["config_status"] == "ok"
         assert host.request("hello")["config_status"] == "ok"
         host.request("fire", mode="exact", cards=30)
         host.close()

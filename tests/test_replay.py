@@ -131,6 +131,7 @@ BAD_INPUT = [
     ("bad-colour", (["start", "color"], "purple"), "start.color"),
     ("unknown-expect-key", (["expect", "winner"], "Ann"), "expect.winner"),
     ("bad-launcher", (["launcher"], [1, -2]), "launcher"),
+    ("action-card-of-another-variant", (["actions", 0, "play"], "W+4"), "actions[0].play"),
 ]
 
 

@@ -270,6 +270,9 @@ class Game:
         self._log: list[Effect] | None = None
         self._fx: list[Callable[..., None]] = [self._fx_number] * 32
         self._install_effects()
+        # Keep plain functions (called with self): bound methods would make every game a
+        # reference cycle, freed only by the cycle collector.
+        self._fx = [getattr(f, "__func__", f) for f in self._fx]
         # Per seat: the move of a normal turn's draw/press (0: ask _turn_extra_moves).
         self._turn_mv = [self._turn_move | s << 19 if self._turn_move else 0 for s in range(self.n)]
         # Per seat: wild card -> its moves (without, with UNO), made by _wild_moves once.
@@ -861,9 +864,9 @@ class Game:
                 if self.phase:
                     self.phase = TURN
             else:
-                self._fx[k](seat, card, move >> 11 & 7, move >> 14 & 15, extra)
+                self._fx[k](self, seat, card, move >> 11 & 7, move >> 14 & 15, extra)
         else:
-            self._fx[card & 31](seat, card, move >> 11 & 7, move >> 14 & 15, extra)
+            self._fx[card & 31](self, seat, card, move >> 11 & 7, move >> 14 & 15, extra)
             pend = self.pending
             if move & UNO_BIT and pend and pend[-1][0] == OB_GIVE:  # Dip: UNO once given
                 ob = pend[-1]

@@ -74,6 +74,18 @@ class Scenario:
 
     def new_game(self) -> Game:
         """Set up the game of this scenario (``ScenarioError`` for an impossible set-up)."""
+        game = self._new_game()
+        for i, a in enumerate(self.actions):  # cards of another variant make it unusable
+            for key in ("card", "give", "turned"):
+                code = getattr(a, key)
+                if code is not None and parse_card(code) not in game.composition:
+                    field = "play" if key == "card" and a.verb == "play" else key
+                    raise ScenarioError(
+                        f"actions[{i}].{field}", f"{code} is not a card of {self.variant}"
+                    )
+        return game
+
+    def _new_game(self) -> Game:
         rng = random.Random(self.seed)
         launcher = ListLauncher(self.launcher)
         try:
