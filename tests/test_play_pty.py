@@ -79,6 +79,10 @@ def test_pocket_pizza_round(tmp_path: Path) -> None:
         pp.at("Ann> ")
         assert pp.state()["hand_sizes"] == {"Ann": 5, "Bob": 5}  # PP-3: five each
         pp.type("Ann> ", "+1")  # PP-9: Bob draws one and loses the turn (two players)
+        pp.type("Ann> ", "undo")  # taken back...
+        pp.at("Ann> ")
+        assert pp.state()["hand_sizes"] == {"Ann": 5, "Bob": 5}
+        pp.type("Ann> ", "yellow draw one")  # ...and played again
         pp.type("Ann> ", "dip green")  # PP-11: Ann draws one, gives one to Bob
         pp.at("Bob> ")
         assert pp.state()["hand_sizes"] == {"Ann": 3, "Bob": 7}
@@ -90,9 +94,13 @@ def test_pocket_pizza_round(tmp_path: Path) -> None:
         pp.type("Bob> ", "red skip")  # PP-8: Ann is skipped, Bob again
         pp.type("Bob> ", "draw")  # PP-7
         pp.type("Bob> ", "pass")
-        pp.type("Ann> ", "fix Ann 1")
-        pp.type("Ann> ", "r9")
-        pp.type("Cards left in Bob's hand (8 cards", "r5 g7 wild")  # 5 + 7 + 50 (PP-1)
+        pp.type("Ann> ", "fix Ann 2")
+        pp.type("Ann> ", "r9")  # her second-to-last card...
+        pp.type("Bob> ", "uno")  # ...and UNO said right after it (COM-6)
+        pp.refused("Bob> ", "catch Ann", "")  # so she cannot be caught (PP-15)
+        pp.type("Bob> ", "r1")
+        pp.type("Ann> ", "r3")
+        pp.type("Cards left in Bob's hand (7 cards", "r5 g7 wild")  # 5 + 7 + 50 (PP-1)
         pp.expect("Ann wins the game")
         pp.child.expect(pexpect.EOF)
         assert pp.state()["scores"] == {"Ann": 62, "Bob": 0}  # PP-18

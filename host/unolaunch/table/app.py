@@ -86,6 +86,7 @@ class Table:
         self.warning: str | None = None
         self.prompt = ""
         self._readline: Any = None
+        self._asking_turn = False  # the prompt waits for the awaited player's move
 
     # ------------------------------------------------------------------ output
     def say(self, line: str, style: str | None = None) -> None:
@@ -190,7 +191,8 @@ class Table:
             if notice:
                 self.say(f"  · {notice}")
             self.draw()
-            self.prompt = self.prompt_for()
+            if self._asking_turn:  # whose turn it is may have changed with the press
+                self.prompt = self.prompt_for()
             buffer = self._readline.get_line_buffer() if self._readline is not None else ""
             sys.stdout.write(self.prompt + buffer)
             sys.stdout.flush()
@@ -260,7 +262,11 @@ class Table:
 
     def turn(self) -> None:
         """Ask the awaited player for one line and carry it out."""
-        line = self.ask(self.prompt_for())
+        self._asking_turn = True
+        try:
+            line = self.ask(self.prompt_for())
+        finally:
+            self._asking_turn = False
         s = self.session
         if s.choice() == "reveal" or s.snapshot().get("awaiting") is None:
             # The launcher's last owed presses ended the round while the prompt waited.

@@ -183,6 +183,8 @@ class LinkedLauncher:
             with contextlib.suppress(UnolaunchError, OSError):
                 self.client.close()
         self._thread.join(timeout=3)
+        if self.sim is not None:  # --port sim: the simulator is ours to stop
+            self.sim.close()
 
     # ------------------------------------------------------------------ events
     def _events(self) -> Iterator[Any]:
@@ -359,12 +361,4 @@ def connect(port: str, session: Session, notify: Notify) -> LinkedLauncher:
         return open_launcher(device, timeout=2.0)
 
     driver = LinkedLauncher(client, session, notify, port=port, sim=sim, reopen=reopen)
-    if sim is not None:
-        _close = driver.close
-
-        def close_all() -> None:
-            _close()
-            sim.close()
-
-        driver.close = close_all  # type: ignore[method-assign]
     return driver.start()

@@ -295,8 +295,9 @@ class Session:
             aw = self.game.awaiting
             if self.choice() != "reveal" or not aw:
                 raise TableError("the round is not waiting for the cards left in the hands")
-            if all(isinstance(v, list) for v in left.values()):
-                choice: dict[str, Any] = {"hands": {p: list(v) for p, v in left.items()}}  # type: ignore[arg-type]
+            hands = {p: v for p, v in left.items() if isinstance(v, list)}
+            if len(hands) == len(left):
+                choice: dict[str, Any] = {"hands": hands}
             else:
                 choice = {"points": {p: self.points_of(v) for p, v in left.items()}}
             return self.apply({"by": aw["by"], "choose": choice})
