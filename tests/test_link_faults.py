@@ -214,3 +214,50 @@ def test_hello_glued_to_garbage_in_the_board_is_retried(
     with open_launcher(board.port, timeout=1) as client:
         assert client.info["board"] == "fake"
     assert hellos == 2
+
+
+def test_whatever_the_board_answers_only_unolaunch_errors_come_out(
+    fake: Callable[[Script], FakeBoard],
+) -> None:
+    """A board answering every request with random bytes (or valid JSON of the wrong
+    shape): the client returns a reply or raises one of its own errors, never anything
+    else (no tracebacks for users)."""
+    import random
+
+    from unolaunch.errors import UnolaunchError
+
+    rng = random.Random(4)
+    pieces = [
+        b"\x00\xff garbage\n",
+        b'{"id": 1, "ok": tr',
+        b"[]\n",
+        b'{"ok": true}\n',
+        b'{"id": null, "ok": false, "error": "bad_json"}\n',
+        b'{"event": "boot", "t": 1}\n',
+        b'{"event": "press", "t": 2, "n": 1, "player": "Ann", "owed": 0}\n',
+        b">>> ",
+        b"\n",
+        b'{"id": 99999, "ok": true}\n',
+    ]
+
+    def script(req: dict[str, Any]) -> bytes:
+        if req["cmd"] == "hello" and rng.random() < 0.7:
+            return reply(req, **HELLO)
+        out = b"".join(rng.choice(pieces) for _ in range(rng.randrange(0, 4)))
+        if rng.random() < 0.5:
+            out += json.dumps({"id": req["id"], "ok": rng.random() < 0.5}).encode() + b"\n"
+        return out
+
+    board = fake(script)
+    outcomes: set[str] = set()
+    for _ in range(40):
+        try:
+            client = LauncherClient(board.port, timeout=0.15, reconnect_timeout=0.3)
+            with client:
+                client.status()
+                client.arm("Ann", presses=1)
+                list(client.events(timeout=0.05))
+            outcomes.add("ok")
+        except UnolaunchError as exc:
+            outcomes.add(type(exc).__name__)
+    assert "ok" in outcomes and len(outcomes) > 1  # both paths were exercised

@@ -154,7 +154,8 @@ def test_pulled_cable_is_shown_and_presses_can_be_typed(
         p.at("Ann> ")
         sim.unplug()
         p.expect("disconnected")
-        p.type("Ann> ", "press 2")  # counted by hand while the cable is out
+        p.type("Ann> ", "press")  # no launcher to press now: it asks for the count
+        p.type("How many cards came out for Ann? ", "2")  # counted by hand
         p.at("Bob> ")
         assert p.state()["hand_sizes"]["Ann"] == 9
         sim.replug()
@@ -211,5 +212,45 @@ def test_jam_is_shown_with_what_to_do_then_cleared(
         assert "armed for Bob, 1 press" in screen
         _press(p, sim, "Bob")  # and it fires again
         assert p.state()["hand_sizes"]["Ann"] == 8
+    finally:
+        p.close()
+
+
+def test_empty_launcher_is_shown_with_what_to_do(
+    tmp_path: Path, firing_sim: SimulatedLauncher
+) -> None:
+    sim = firing_sim
+    p = Player(
+        tmp_path,
+        "play",
+        "--variant",
+        "attack",
+        "--players",
+        "Ann,Bob",
+        "--dealer",
+        "Bob",
+        "--port",
+        str(sim.link),
+        timeout=60,
+    )
+    try:
+        p.type("Bob> ", "g4")
+        p.at("Ann> ")
+        sim.control("load 0")  # the magazine is empty
+        sim.control("press")  # the first burst with no card looks like a jam...
+        p.expect("launcher fault: jam")
+        p.type("Bob> ", "clear")
+        p.expect("launcher fault cleared")
+        p.at("Bob> ")
+        sim.control("press")  # ...a second one means empty
+        p.expect("launcher fault: empty")
+        p.expect("the launcher is empty: shuffle the discard pile except its top card")
+        p.at("Ann> ")
+        sim.control("load 30")  # the table reloads it (ATK-22)...
+        p.type("Ann> ", "clear")  # ...and clears the fault: armed again
+        p.expect("launcher fault cleared")
+        screen = p.at("Ann> ")
+        assert "armed for Ann, 1 press" in screen
+        _press(p, sim, "Ann")
     finally:
         p.close()

@@ -410,3 +410,10 @@ def test_a_board_that_stops_reading_pushes_back_on_the_host(sim: SimulatedLaunch
             ser.write(b"x" * 4_000_000)  # blocks like a USB device that NAKs
     finally:
         os.kill(pid, signal.SIGCONT)
+
+
+def test_sim_command_will_not_steal_a_live_link(sim: SimulatedLauncher, run_cli: Any) -> None:
+    proc = run_cli("sim", "--link", sim.link, input="quit\n")
+    assert proc.returncode == 2
+    assert f"already points at {sim.port}" in proc.stderr
+    assert os.path.realpath(sim.link) == sim.port  # untouched

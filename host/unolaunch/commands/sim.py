@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 import threading
@@ -22,7 +23,8 @@ behind a real serial device (a pty) that any serial program can open -- `unolaun
 monitor`, `unolaunch play --port`, mpremote, Thonny, picocom.
 
 The first line of standard output is the path of the device. Standard error reports what
-the simulated hardware does (motor, cards out, jams, buzzer, LED, reboots).
+the simulated hardware does: the motor starting and stopping, cards out, jams, reboots,
+the cable (-v adds the motor's speed, the buzzer and the LED).
 
 Standard input takes one command a line:
   press          press and release the launcher's button
@@ -196,8 +198,15 @@ def run(args: argparse.Namespace) -> int:
     """Run the simulator until ``quit``, end of input on a terminal, or a signal."""
     if args.cards < 0 or args.cards > 500:
         raise UsageError(f"--cards must be between 0 and 500, not {args.cards}")
-    if args.link and Path(args.link).exists() and not Path(args.link).is_symlink():
-        raise UsageError(f"--link {args.link}: a file is already there; choose another path")
+    if args.link:
+        link = Path(args.link)
+        if link.exists() and not link.is_symlink():
+            raise UsageError(f"--link {link}: a file is already there; choose another path")
+        if link.is_symlink() and link.exists():  # a live device: another simulator's link
+            raise UsageError(
+                f"--link {link} already points at {os.path.realpath(link)} (another simulator "
+                "running?): stop it or choose another path"
+            )
     reporter = _Reporter(sys.stderr, args.verbose)
     signal.signal(signal.SIGTERM, _terminate)
     signal.signal(signal.SIGHUP, _terminate)

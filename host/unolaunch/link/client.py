@@ -178,7 +178,13 @@ class LauncherClient:
         """Open the port and shake hands; returns ``self``. Raises :class:`LinkError`."""
         with self._lock:
             self._closed = False
-            self._connect()
+            try:
+                self._connect()
+            except _Lost as exc:
+                raise DisconnectedError(
+                    f"the launcher on {self.port} went away during the handshake ({exc})",
+                    self.port,
+                ) from None
         return self
 
     def close(self) -> None:
@@ -625,10 +631,6 @@ class LauncherClient:
             fields = reply.fields
             self._check_hello(fields)
             self.info = fields
-        except _Lost as exc:
-            raise DisconnectedError(
-                f"the launcher on {self.port} went away during the handshake ({exc})", self.port
-            ) from None
         finally:
             self._in_handshake = False
             self._rebooted = False
@@ -708,8 +710,12 @@ class LauncherClient:
     def _handle_silence(self) -> None:
         """No reply: ask hello once; if it answers, restore what might have been lost."""
         started = time.monotonic()
-        self._handshake()
-        done = self._restore()
+        try:
+            self._handshake()
+            done = self._restore()
+        except _Lost as exc:
+            self._handle_lost(str(exc))
+            return
         self._restored("the launcher was silent, then answered", started, done, "no_reply")
 
     def _reconnect(self) -> None:
@@ -737,7 +743,19 @@ class LauncherClient:
         self._restored("the launcher is back", started, done, "disconnected")
 
     def _restore(self) -> list[str]:
-        """Put back what the host had set up on the board (it lost it all)."""
+        """Put back what the host had set up on the board (it lost it all); a board that
+        reboots again meanwhile gets a new handshake first."""
+        for _ in range(3):
+            try:
+                return self._restore_once()
+            except _Rebooted:
+                self._handshake()
+        raise DisconnectedError(
+            f"the launcher on {self.port} keeps restarting: check its power supply and cable",
+            self.port,
+        )
+
+    def _restore_once(self) -> list[str]:
         done: list[str] = []
         armed = self._armed
         try:

@@ -44,7 +44,7 @@ import termios
 import threading
 import time
 import tty
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -311,6 +311,11 @@ class SimulatedLauncher:
         tmp = Path(self._tmp.name)
         try:
             self._flash = self._prepare_flash(tmp)
+            if self._link_arg is not None and self._link_arg.exists():
+                raise SimError(
+                    f"{self._link_arg} already exists (another simulator's link?): "
+                    "choose another link path"
+                )
             self._link = self._link_arg or tmp / "ttyACM0"
             self._ctl_r, self._ctl_w = os.pipe()
             self._hw_r, self._hw_w = os.pipe()
@@ -916,17 +921,3 @@ class SimulatedLauncher:
     def __repr__(self) -> str:
         state = "running" if self._thread else "stopped"
         return f"<SimulatedLauncher {state} port={self._device!r} flash={self._flash}>"
-
-    def iter_hw(self, start: int = 0, timeout: float = 0.0) -> Iterator[HwEvent]:
-        """Yield hardware reports from index ``start``, waiting up to ``timeout`` s for
-        each new one; stops when none comes in time."""
-        i = start
-        while True:
-            with self._lock:
-                if i >= len(self._events):
-                    self._lock.wait(timeout)
-                if i >= len(self._events):
-                    return
-                ev = self._events[i]
-            i += 1
-            yield ev

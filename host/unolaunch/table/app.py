@@ -55,6 +55,10 @@ class TableLauncher(Protocol):
         """``press`` typed at the keyboard: press a simulated button, or say what to do."""
         ...
 
+    def working(self) -> bool:
+        """Connected and not in a fault: its button is the way to press."""
+        ...
+
     def clear(self) -> str:
         """Clear a fault (jam, empty) after the table fixed it; return what happened."""
         ...
@@ -299,7 +303,7 @@ class Table:
         actions = []
         for a in move.actions:
             if "press" in a and "cards" not in a:
-                if self.launcher is not None:
+                if self.launcher is not None and self.launcher.working():
                     self.say(self.launcher.virtual_press())
                     return
                 a = dict(a, cards=self.ask_count(a["by"]))
@@ -346,7 +350,9 @@ class Table:
         elif cmd.name == "clear":
             if self.launcher is None:
                 raise TableError("no launcher is connected; nothing to clear")
-            self.say(self.launcher.clear())
+            msg = self.launcher.clear()
+            self.log.append(msg.strip(" ·"))
+            self.say(msg)
         self.warning = None
         self.sync_launcher()
         self.draw()

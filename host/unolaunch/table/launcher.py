@@ -150,6 +150,10 @@ class LinkedLauncher:
             self.sim.control(f"load {int(snap.get('stock_size') or 0)}")
             self._loaded = key
 
+    def working(self) -> bool:
+        """Connected and not in a fault (else presses are typed with their count)."""
+        return self.connected and not self.fault
+
     def virtual_press(self) -> str:
         """``press`` typed at the keyboard."""
         if self.sim is not None:
