@@ -11,7 +11,8 @@ Two interfaces share one implementation of the rules:
   state unchanged, journals for undo and returns printable :class:`Effect` records;
 * the fast one used by bots and the simulator — :meth:`Game.moves` returns the legal
   actions as small ints, :meth:`Game.step` applies one without validation or journaling.
-  :meth:`Game.move_action` / :meth:`Game.action_move` convert between the two.
+  :meth:`Game.move_action` / :meth:`Game.action_move` convert between the two;
+  :meth:`Game.play_random` is the fused loop of uniformly random moves (random bots).
 
 Internally cards are ints (see :mod:`unolaunch.cards`); the stock is a list whose *last*
 element is the top card; the discard pile's last element is the top card.
