@@ -845,6 +845,8 @@ class Game:
         Every other position goes through :meth:`moves` and :meth:`step`.
         """
         turn_mv = self._turn_mv
+        if limit <= 0:
+            return 0
         if self.hidden or self._log is not None or not all(turn_mv):
             return self._play_random_slow(bits, limit)
         hands = self.hands
