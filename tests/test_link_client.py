@@ -294,3 +294,23 @@ def test_sim_without_sensor_fires_open_loop_and_never_jams() -> None:
         assert launcher.status()["fault"] is None
         assert [e["event"] for e in seen] == ["press", "eject", "done"]  # no fault
         assert sim.cards < 112  # the roller really shot cards out
+
+
+def test_sim_seed_restarts_the_pattern_at_every_boot() -> None:
+    with (
+        SimulatedLauncher(cards=200, seed=7) as sim,
+        open_launcher(sim.link, timeout=3.0) as launcher,
+    ):
+        launcher.config_set({"motor_duty_pct": 100, "ramp_ms": 0})  # quicker bursts
+
+        def presses(n: int) -> list[int]:
+            out = []
+            for _ in range(n):
+                sim.control("press")
+                out.append(launcher.wait_for("eject", timeout=15)["cards"])
+            return out
+
+        before = presses(6)
+        launcher.reset()
+        assert sim.boots == 2
+        assert presses(6) == before == _pattern_presses(7, 6)
