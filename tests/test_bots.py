@@ -85,3 +85,41 @@ def test_make_bot() -> None:
         make_bot("clever", random.Random())
     with pytest.raises(ValueError, match="need 3 bots"):
         play_game(Game.new("attack", ["A", "B", "C"]), [RandomBot(random.Random())])
+
+
+@pytest.mark.parametrize(
+    ("variant", "players", "options"),
+    [
+        ("mario-kart", 2, None),
+        ("mario-kart", 5, None),
+        ("attack", 2, None),
+        ("attack", 4, {"extra_cards": True, "customizable": "trade-hands"}),
+        ("pocket-pizza", 2, None),
+        ("pocket-pizza", 4, None),
+    ],
+)
+def test_play_random_plays_exactly_what_moves_and_step_play(
+    variant: str, players: int, options: dict[str, object] | None
+) -> None:
+    # Game.play_random (the fused loop of all-random simulations) must pick, with the same
+    # random bits, the very move RandomBot picks from moves(), and apply it as step() does.
+    names = [f"P{i}" for i in range(players)]
+    for seed in range(3):
+        fast = Game.new(variant, names, options=options, rng=random.Random(seed))
+        slow = Game.new(variant, names, options=options, rng=random.Random(seed))
+        fast.journal = slow.journal = None
+        for _ in range(4):  # rounds
+            while not slow.round_over:
+                ms = slow.moves()
+                if slow.uno_seat >= 0:
+                    seat = slow.pending[0][1] if slow.pending else slow.turn
+                    ms = [m for m in ms if m >> 19 == seat]
+                slow.step(ms[slow.rng.getrandbits(53) % len(ms)])
+                assert fast.play_random(fast.rng.getrandbits, 1) == 1
+                assert fast.state_key() == slow.state_key()
+                assert fast._key == slow._key
+            assert fast.play_random(fast.rng.getrandbits, 5) == 0  # the round is over
+            if slow.game_over:
+                break
+            slow.next_round()
+            fast.next_round()

@@ -210,19 +210,8 @@ def play_game(game: Game, bots: Sequence[Bot], max_actions: int = 2_000_000) -> 
     step = game.step
     while True:
         if bits is not None:
-            # All seats random: the legal actions of the position, uniformly (fast path).
-            done = 0
-            for done in range(max_actions - actions):  # noqa: B007 (used after the loop)
-                if game.phase >= ROUND_OVER:
-                    break
-                ms = moves()
-                if game.uno_seat >= 0:
-                    seat = game.pending[0][1] if game.pending else game.turn
-                    ms = [m for m in ms if m >> 19 == seat]
-                step(ms[bits(53) % len(ms)])  # as RandomBot.choose
-            else:
-                done = max_actions - actions
-            actions += done
+            # All seats random: the engine's own loop, as RandomBot.choose (fast path).
+            actions += game.play_random(bits, max_actions - actions)
         else:
             while game.phase < ROUND_OVER:
                 ms = moves()

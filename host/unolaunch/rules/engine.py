@@ -151,12 +151,7 @@ PLAIN = [[c << 3 | NO_COLOR << 11 | NO_SEAT << 14 | s << 19 for c in range(256)]
 PLAIN_UNO = [[m | UNO_BIT for m in row] for row in PLAIN]
 #: Delete tables keeping only the cards of one colour (index: colour 0-3).
 NOT_OF_COLOR = [bytes(c for c in range(256) if c >> 5 != col) for col in range(4)]
-#: The same as sets: the playable plain cards per MATCH key, and the wild/special cards.
-PLAIN_OK = [
-    frozenset(c for c in range(C.N_IDS) if t[c] and c < 128 and not SPECIAL[c]) for t in MATCH
-]
-EXOTIC = frozenset(c for c in range(C.N_IDS) if (c >= 128 and c != UNKNOWN) or SPECIAL[c])
-#: ... and keeping only the wild and special cards (whatever the top card).
+#: Delete table keeping only the wild and special cards (whatever the top card).
 NOT_EXOTIC = bytes(
     c for c in range(256) if not (C.WILD * 32 <= c < UNKNOWN or (c < C.N_IDS and SPECIAL[c]))
 )
@@ -718,19 +713,18 @@ class Game:
                 else:
                     self._turn_extra_moves(out, by)
             elif phase == TURN:
-                # The distinct playable plain cards in C (translate, set, map); wild and
-                # special cards come from per-seat templates.
-                # Set operators, not calls: C calls dominate the cost of this path.
-                held = {*hand}
-                cands = held & PLAIN_OK[self._key]
+                # The distinct playable plain cards in C: translate() keeps the playable
+                # plain cards, a set drops the repeats (cheaper than intersecting a set of
+                # the hand); wild and special cards come from per-seat templates.
+                cands = {*hand.translate(None, NONMATCH_PLAIN[self._key])}
                 out = [*map(self._plain_get[seat], cands)]
                 uno = len(hand) == 2
                 if uno:
                     out += map(self._plain_uno_get[seat], cands)
-                exotic = held & EXOTIC
+                exotic = hand.translate(None, NOT_EXOTIC)
                 if exotic:
                     tpl = self._wild_tpl[seat]
-                    for c in exotic:
+                    for c in {*exotic}:
                         if c >= 128:
                             out += tpl[c][uno]  # a wild is always playable (COM-2)
                         elif MATCH[self._key][c]:
@@ -836,6 +830,163 @@ class Game:
             self._do_answer(by, verb == CHALLENGE, None)
         if self.round_winner >= 0 and not self.pending and self.phase < ROUND_OVER:
             self._finish_round()
+
+    def play_random(self, bits: Callable[[int], int], limit: int) -> int:
+        """Play up to ``limit`` actions until the round is over; return how many were played.
+
+        Each action is ``moves()[bits(53) % len(moves())]`` of the awaited player (as
+        :class:`~unolaunch.bots.RandomBot` picks: uniformly random among its own legal
+        actions), applied as :meth:`step` would. This is the hot loop of simulations with
+        random bots only. In the commonest positions (a normal turn, the choice after a
+        draw) it counts the moves :meth:`moves` would list, in the same order, and builds
+        only the one drawn; plays, draws and passes are applied inline (the same code as
+        :meth:`_do_play`, :meth:`_do_draw` and :meth:`_end_turn`, without the calls).
+        Every other position goes through :meth:`moves` and :meth:`step`.
+        """
+        turn_mv = self._turn_mv
+        if self.hidden or self._log is not None or not all(turn_mv):
+            return self._play_random_slow(bits, limit)
+        hands = self.hands
+        discard = self.discard
+        wild_tpl = self._wild_tpl
+        exotic_min = self._exotic_min
+        fx = self._fx
+        n = self.n
+        turn_draws = self._turn_move == DRAW
+        for done in range(limit):
+            phase = self.phase
+            if phase >= ROUND_OVER:
+                return done
+            pend = self.pending
+            if pend or self.uno_seat >= 0:
+                if self.uno_seat < 0:
+                    # The commonest obligations, listed as _pending_moves() lists them.
+                    kind, who = pend[0][0], pend[0][1] << 19
+                    if kind == OB_CHALLENGE:  # [challenge, accept]
+                        self.step(ACCEPT | who if bits(53) % 2 else CHALLENGE | who)
+                        continue
+                    if kind == OB_COLOR:  # choose red, yellow, green, blue
+                        self.step(CHOOSE | (bits(53) % 4) << 11 | NO_SEAT << 14 | who)
+                        continue
+                    if kind in (OB_PRESS, OB_UNTIL):  # [press]
+                        bits(53)
+                        self.step(PRESS | who)
+                        continue
+                self._step_random(bits)
+                continue
+            seat = self.turn
+            hand = hands[seat]
+            key = self._key
+            if phase == TURN:
+                # moves() lists: the plain playable cards, again with UNO when two are
+                # held, then the wild and special cards' moves, then the draw (or press).
+                cands = {*hand.translate(None, NONMATCH_PLAIN[key])}
+                nc = len(cands)
+                uno = len(hand) == 2
+                n_plain = nc + nc if uno else nc
+                exotic = hand.translate(None, NOT_EXOTIC)
+                if exotic:
+                    ex: list[int] = []
+                    tpl = wild_tpl[seat]
+                    for c in {*exotic}:
+                        if c >= 128:
+                            ex += tpl[c][uno]  # a wild is always playable (COM-2)
+                        elif MATCH[key][c]:
+                            self._special_moves(ex, c, seat << 19, seat, hand, uno)
+                    n_plays = n_plain + len(ex)
+                else:
+                    n_plays = n_plain
+                r = bits(53) % (n_plays + 1)
+                if r < nc:
+                    card = [*cands][r]
+                    move = PLAIN[seat][card]
+                elif r < n_plain:
+                    card = [*cands][r - nc]
+                    move = PLAIN_UNO[seat][card]
+                elif r < n_plays:
+                    move = ex[r - n_plain]
+                    card = move >> 3 & 255
+                elif turn_draws:
+                    stock = self.stock
+                    if not stock:
+                        self._do_draw(seat)
+                        continue
+                    card = stock.pop()  # as _do_draw
+                    hand.append(card)
+                    if MATCH[key][card]:
+                        self.phase = AFTER_DRAW
+                        self._drawn = card
+                    elif self._skips:
+                        self._end_turn()
+                    else:
+                        self.turn = (seat + self.direction) % n
+                    continue
+                else:
+                    self.step(turn_mv[seat])
+                    continue
+            elif phase == AFTER_DRAW and not exotic_min <= self._drawn < 128:
+                # MK-9 / PP-7: play the drawn card or pass. moves() lists a plain card as
+                # [play, pass] (+ the play with UNO), a wild as [its plays..., pass].
+                card = self._drawn
+                if card < 128:
+                    r = bits(53) % 3 if len(hand) == 2 else bits(53) % 2
+                    passes = r == 1
+                    move = PLAIN_UNO[seat][card] if r else PLAIN[seat][card]
+                else:
+                    ex = wild_tpl[seat][card][len(hand) == 2]
+                    r = bits(53) % (len(ex) + 1)
+                    passes = r == len(ex)
+                    move = 0 if passes else ex[r]
+                if passes:  # as _end_turn
+                    self.turn = self._next_seat() if self._skips else (seat + self.direction) % n
+                    self._skips = 0
+                    self.phase = TURN
+                    continue
+            else:
+                self._step_random(bits)
+                continue
+            # A play: as step() (no UNO window is open) and _do_play.
+            hand.remove(card)
+            discard.append(card)
+            if card < 128:
+                self.color = card >> 5
+                self._key = card
+                k = card & 31
+                if k < 10:
+                    if self._skips:
+                        self.turn = self._next_seat()
+                        self._skips = 0
+                    else:
+                        self.turn = (seat + self.direction) % n
+                    self.phase = TURN
+                else:
+                    fx[k](self, seat, card, move >> 11 & 7, move >> 14 & 15, None)
+            else:
+                fx[card & 31](self, seat, card, move >> 11 & 7, move >> 14 & 15, None)
+                pend = self.pending
+                if move & UNO_BIT and pend and pend[-1][0] == OB_GIVE:
+                    ob = pend[-1]
+                    pend[-1] = (ob[0], ob[1], ob[2], 1, ob[4])
+            if not hand:
+                self._went_out(seat)
+            elif len(hand) == 1 and not move & UNO_BIT:
+                self.uno_seat = seat
+        return limit
+
+    def _play_random_slow(self, bits: Callable[[int], int], limit: int) -> int:
+        done = 0
+        while done < limit and self.phase < ROUND_OVER:
+            self._step_random(bits)
+            done += 1
+        return done
+
+    def _step_random(self, bits: Callable[[int], int]) -> None:
+        # One uniformly random action of the awaited player (others' catches left out).
+        ms = self.moves()
+        if self.uno_seat >= 0:
+            seat = self.pending[0][1] if self.pending else self.turn
+            ms = [m for m in ms if m >> 19 == seat]
+        self.step(ms[bits(53) % len(ms)])
 
     # ------------------------------------------------------------------ rule actions
     def _do_play(self, seat: int, card: int, move: int, extra: Any) -> None:
