@@ -740,6 +740,10 @@ class SimulatedLauncher:
                 child.proc.kill()
         with contextlib.suppress(subprocess.TimeoutExpired):
             child.proc.wait(timeout=5)
+        # Its last hardware reports (a card that left just before the cable was pulled)
+        # are still in the pipe: count them before the next boot is told its magazine.
+        if self._hw_r >= 0:
+            self._read_hw()
         _close(child.master)
         self._boot_raw = False
         self._gate = None
