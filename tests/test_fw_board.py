@@ -350,17 +350,24 @@ def test_fake_timer_calls_back_periodically_and_one_shot(tmp_path: Path) -> None
         "    n[1] += 1\n"
         "machine.Timer(mode=machine.Timer.PERIODIC, period=10, callback=tick)\n"
         "machine.Timer(mode=machine.Timer.ONE_SHOT, period=20, callback=once)\n"
-        "end = time.ticks_add(time.ticks_ms(), 205)\n"
+        "start = time.ticks_ms()\n"
+        "end = time.ticks_add(start, 205)\n"
         "while time.ticks_diff(end, time.ticks_ms()) > 0:\n"
         "    machine.idle()\n"
-        "print(n[0], n[1])\n"
+        "before = time.ticks_diff(time.ticks_ms(), start)\n"
+        "for _ in range(1000):\n"  # catch up whatever fell due while we were descheduled
+        "    machine.idle()\n"
+        "after = time.ticks_diff(time.ticks_ms(), start)\n"
+        "print(n[0], n[1], before, after)\n"
     )
     env = dict(os.environ, MICROPYPATH=str(SIM_BOARD))
     proc = subprocess.run(
         [micropython_exe(), str(script)], env=env, capture_output=True, text=True, timeout=20
     )
-    periodic, one_shot = map(int, proc.stdout.split())
-    assert 15 <= periodic <= 20 and one_shot == 1
+    periodic, one_shot, before_ms, after_ms = map(int, proc.stdout.split())
+    # One call per 10 ms period of board time, however busy the machine (no timed bound).
+    assert before_ms // 10 - 1 <= periodic <= after_ms // 10
+    assert one_shot == 1
 
 
 def test_the_protocol_also_runs_on_a_uart() -> None:

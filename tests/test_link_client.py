@@ -10,7 +10,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from fw_fakes import FIRMWARE  # noqa: F401  (puts firmware/ on sys.path)
 from fw_harness import load_examples, matches
+from launcher.config import DEFAULTS
+from launcher.pattern import Pattern, Rng
 from unolaunch.link import (
     PROTOCOL_VERSION,
     CommandError,
@@ -236,3 +239,78 @@ def test_reset_command_reboots_keeps_the_config_and_restores_the_arming(
     assert launcher.config_get()["button_pin"] == 13  # saved on the flash, in use now
     assert launcher.restart_needed == []
     assert launcher.info["config_status"] == "ok"
+
+
+def _presses_with_seed(seed: int, presses: int) -> list[int]:
+    """Cards out for each of ``presses`` button presses (standalone: the random pattern) on
+    a freshly started simulator given ``seed``."""
+    with (
+        SimulatedLauncher(cards=400, seed=seed) as sim,
+        open_launcher(sim.link, timeout=3.0) as launcher,
+    ):
+        launcher.config_set({"motor_duty_pct": 100, "ramp_ms": 0})  # quicker bursts
+        out = []
+        for _ in range(presses):
+            sim.control("press")  # the next press waits for this one's eject: never a foul
+            out.append(launcher.wait_for("eject", timeout=15)["cards"])
+        return out
+
+
+def _pattern_presses(seed: int, presses: int) -> list[int]:
+    """What firmware/launcher/pattern.py, seeded with ``seed``, decides for ``presses``."""
+    pattern = Pattern(Rng(seed))
+    pattern.configure(DEFAULTS)
+    return [pattern.press() for _ in range(presses)]
+
+
+def test_sim_seed_seeds_the_firmware_pattern_same_seed_same_cards() -> None:
+    # 16 presses: two different seeds give equal outcomes with probability ~0.44**16 (1e-6)
+    presses = 16
+    first = _presses_with_seed(7, presses)
+    assert _presses_with_seed(7, presses) == first
+    assert first == _pattern_presses(7, presses)  # the seed reached the firmware's pattern
+    assert any(first) and 0 in first  # presses that fired and blanks, both
+    other = _presses_with_seed(8, presses)
+    assert other == _pattern_presses(8, presses)
+    assert other != first
+
+
+def test_sim_without_sensor_fires_open_loop_and_never_jams() -> None:
+    with (
+        SimulatedLauncher(cards=112, sensor=False) as sim,
+        open_launcher(sim.link, timeout=3.0) as launcher,
+    ):
+        assert "sensor" not in launcher.info["capabilities"]
+        assert launcher.info["config_status"] == "ok"
+        assert launcher.config_get()["sensor_pin"] is None
+        seen: list[dict[str, Any]] = []
+        launcher.on_event(seen.append)
+        launcher.arm("Ann", presses=1, mode="exact", cards=3)
+        sim.control("press")
+        assert launcher.wait_for("press", timeout=5)["player"] == "Ann"
+        eject = launcher.wait_for("eject", timeout=10)
+        assert eject["player"] == "Ann" and eject["cards"] == 3 and eject["counted"] is False
+        assert launcher.wait_for("done", timeout=5)["player"] == "Ann"
+        assert launcher.status()["fault"] is None
+        assert [e["event"] for e in seen] == ["press", "eject", "done"]  # no fault
+        assert sim.cards < 112  # the roller really shot cards out
+
+
+def test_sim_seed_restarts_the_pattern_at_every_boot() -> None:
+    with (
+        SimulatedLauncher(cards=200, seed=7) as sim,
+        open_launcher(sim.link, timeout=3.0) as launcher,
+    ):
+        launcher.config_set({"motor_duty_pct": 100, "ramp_ms": 0})  # quicker bursts
+
+        def presses(n: int) -> list[int]:
+            out = []
+            for _ in range(n):
+                sim.control("press")
+                out.append(launcher.wait_for("eject", timeout=15)["cards"])
+            return out
+
+        before = presses(6)
+        launcher.reset()
+        assert sim.boots == 2
+        assert presses(6) == before == _pattern_presses(7, 6)

@@ -42,7 +42,7 @@ def _press(p: Player, sim: SimulatedLauncher, who: str) -> int:
     return cards
 
 
-def test_attack_round_with_launcher_presses_foul_catch_scoring(
+def test_attack_round_with_launcher_atk11_presses_atk26_foul_atk20_catch_atk23_scoring(
     tmp_path: Path, sim: SimulatedLauncher
 ) -> None:
     p = Player(
@@ -216,7 +216,7 @@ def test_jam_is_shown_with_what_to_do_then_cleared(
         p.close()
 
 
-def test_empty_launcher_is_shown_with_what_to_do(
+def test_atk22_empty_launcher_is_shown_with_what_to_do(
     tmp_path: Path, firing_sim: SimulatedLauncher
 ) -> None:
     sim = firing_sim

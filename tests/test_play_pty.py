@@ -28,7 +28,7 @@ def mk(tmp_path: Path):  # type: ignore[no-untyped-def]
     p.close()
 
 
-def test_mario_kart_round_to_the_end(mk: Player) -> None:
+def test_mario_kart_round_mk12_mk20_mk13_com8_to_the_end(mk: Player) -> None:
     mk.type("Cy> ", "r5")  # COM-4 / MK-3: the dealer reports the start card
     mk.type("Ann> ", "red 7")
     mk.at("Bob> ")
@@ -61,7 +61,7 @@ def test_mario_kart_round_to_the_end(mk: Player) -> None:
     assert state["game_winner"] == "Ann"
 
 
-def test_pocket_pizza_round(tmp_path: Path) -> None:
+def test_pocket_pizza_round_pp9_pp11_pp13_pp18(tmp_path: Path) -> None:
     pp = Player(
         tmp_path,
         "play",

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 import serial
-from unolaunch.sim import SimError, SimulatedLauncher
+from unolaunch.sim import SimError, SimulatedLauncher, configure_without_sensor
 
 TINY_FIRMWARE = r"""
 # A tiny stand-in firmware: JSON lines in, JSON lines out, and the fake board's channels.
@@ -417,3 +417,65 @@ def test_sim_command_will_not_steal_a_live_link(sim: SimulatedLauncher, run_cli:
     assert proc.returncode == 2
     assert f"already points at {sim.port}" in proc.stderr
     assert os.path.realpath(sim.link) == sim.port  # untouched
+
+
+@pytest.fixture
+def launcher_flash(tmp_path: Path) -> Path:
+    """A flash holding the real firmware's configuration code (all configure_without_sensor
+    needs; no MicroPython runs)."""
+    from unolaunch import firmware_dir
+
+    flash = tmp_path / "flash"
+    (flash / "launcher").mkdir(parents=True)
+    shutil.copy(firmware_dir() / "launcher" / "config.py", flash / "launcher" / "config.py")
+    return flash
+
+
+def test_no_sensor_writes_sensor_pin_null_when_there_is_no_config(launcher_flash: Path) -> None:
+    assert configure_without_sensor(launcher_flash) is True
+    saved = json.loads((launcher_flash / "launcher.json").read_text())
+    assert saved["sensor_pin"] is None
+    assert saved["button_pin"] == 15 and saved["jam_ms"] == 1500  # the firmware's defaults
+    assert configure_without_sensor(launcher_flash) is False  # already right: not rewritten
+
+
+def test_no_sensor_merges_into_the_existing_config(launcher_flash: Path) -> None:
+    path = launcher_flash / "launcher.json"
+    path.write_text(json.dumps({"jam_ms": 400, "quiet": True, "sensor_pin": 14}))
+    assert configure_without_sensor(launcher_flash) is True
+    saved = json.loads(path.read_text())
+    assert saved["sensor_pin"] is None and saved["jam_ms"] == 400 and saved["quiet"] is True
+    assert sorted(p.name for p in launcher_flash.iterdir()) == ["launcher", "launcher.json"]
+
+
+def test_no_sensor_leaves_a_users_own_sensor_pin_and_a_bad_file_alone(
+    launcher_flash: Path,
+) -> None:
+    path = launcher_flash / "launcher.json"
+    own = json.dumps({"sensor_pin": 13, "jam_ms": 400})
+    path.write_text(own)
+    assert configure_without_sensor(launcher_flash) is False
+    assert path.read_text() == own
+    for bad in ("{not json", json.dumps({"sensor_pin": 14, "jam_ms": 5})):
+        path.write_text(bad)
+        with pytest.raises(SimError, match=r"not a valid launcher configuration.*fix or delete"):
+            configure_without_sensor(launcher_flash)
+        assert path.read_text() == bad  # nothing lost
+
+
+def test_no_sensor_on_a_flash_without_the_launcher_firmware_writes_nothing(
+    tiny_firmware: Path,
+) -> None:
+    assert configure_without_sensor(tiny_firmware) is False
+    assert not (tiny_firmware / "launcher.json").exists()
+    with SimulatedLauncher(firmware_dir=tiny_firmware, sensor=False) as s:
+        assert not (s.flash_dir / "launcher.json").exists()
+
+
+def test_seed_out_of_range_is_a_clear_error(run_cli: Any) -> None:
+    with pytest.raises(SimError, match=r"seed must be 0\.\.4294967295"):
+        SimulatedLauncher(seed=-1)
+    proc = run_cli("sim", "--seed", str(2**32))
+    assert proc.returncode == 2 and "--seed must be between 0 and 4294967295" in proc.stderr
+    help_text = run_cli("sim", "--help").stdout
+    assert "ejection pattern" in help_text and "sensor_pin" in help_text

@@ -21,7 +21,7 @@ def _attack(tmp_path: Path, **options: object) -> Session:
     return s
 
 
-def test_start_card_then_first_player_left_of_dealer(tmp_path: Path) -> None:
+def test_com4_start_card_then_first_player_left_of_dealer(tmp_path: Path) -> None:
     s = _attack(tmp_path)
     snap = s.snapshot()
     assert snap["top"] == "r5" and snap["color"] == "red"
@@ -29,7 +29,7 @@ def test_start_card_then_first_player_left_of_dealer(tmp_path: Path) -> None:
     assert snap["hand_sizes"] == {"Ann": 7, "Bob": 7, "Cy": 7}  # ATK-3: 7 each, unseen
 
 
-def test_arming_is_exactly_what_the_rules_demand(tmp_path: Path) -> None:
+def test_atk25_arming_is_exactly_what_the_rules_demand(tmp_path: Path) -> None:
     s = _attack(tmp_path)
     assert s.arming() == Arming("Ann", 1)  # ATK-5: a normal turn's press
     s.apply({"by": "Ann", "play": "rH2"})
@@ -52,7 +52,7 @@ def test_arming_is_exactly_what_the_rules_demand(tmp_path: Path) -> None:
     assert s.arming() is None  # ATK-8: extra play or pass; a press now is a foul (ATK-26)
 
 
-def test_uno_penalty_and_hit_fire_arming(tmp_path: Path) -> None:
+def test_atk20_uno_penalty_and_atk17_hit_fire_arming(tmp_path: Path) -> None:
     s = _attack(tmp_path, extra_cards=True)
     s.apply({"by": "Ann", "correct": {"Ann": 2}})
     s.apply({"by": "Ann", "play": "r7"})  # second-to-last card, no UNO said
@@ -64,7 +64,7 @@ def test_uno_penalty_and_hit_fire_arming(tmp_path: Path) -> None:
     assert s.arming() == Arming("Cy", 1, "until_card")  # ATK-17
 
 
-def test_say_uno_after_the_play_amends_it(tmp_path: Path) -> None:
+def test_com6_say_uno_after_the_play_amends_it(tmp_path: Path) -> None:
     s = _attack(tmp_path)
     s.apply({"by": "Ann", "correct": {"Ann": 2}})
     s.apply({"by": "Ann", "play": "r7"})
@@ -94,7 +94,7 @@ def test_undo_and_resume_agree(tmp_path: Path) -> None:
         s.undo(50)
 
 
-def test_illegal_action_is_not_journaled(tmp_path: Path) -> None:
+def test_com2_illegal_action_is_not_journaled(tmp_path: Path) -> None:
     s = _attack(tmp_path)
     n = len(s.journal.entries(s.id))
     with pytest.raises(IllegalMoveError) as err:
@@ -103,7 +103,7 @@ def test_illegal_action_is_not_journaled(tmp_path: Path) -> None:
     assert len(s.journal.entries(s.id)) == n
 
 
-def test_round_end_reveal_cards_or_points(tmp_path: Path) -> None:
+def test_com8_round_end_reveal_cards_or_points(tmp_path: Path) -> None:
     j = Journal.open(tmp_path)
     s = Session.start(j, "pocket-pizza", ["Ann", "Bob", "Cy"], {}, seed=3, dealer="Cy")
     s.apply({"by": "Cy", "choose": {"top": "r5"}})

@@ -78,6 +78,11 @@ def reset():
 
 
 def random_seed():
+    """The pattern's seed: the simulated board's (`unolaunch sim --seed`) if it has one, so
+    that a seeded simulator repeats its presses; else 32 bits of hardware entropy."""
+    seed = getattr(machine, "SIM_SEED", None)  # never set on a real Pico
+    if seed is not None:
+        return seed
     return int.from_bytes(os.urandom(4), "little")
 
 

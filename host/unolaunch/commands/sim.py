@@ -13,7 +13,7 @@ from types import FrameType
 from typing import Any, TextIO
 
 from unolaunch.errors import UsageError
-from unolaunch.sim import SimError, SimulatedLauncher
+from unolaunch.sim import SEED_MAX, SimError, SimulatedLauncher
 
 HELP = "start a simulated launcher on a serial device"
 
@@ -52,14 +52,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--seed",
         type=int,
-        help="seed handed to the simulated board (UNOLAUNCH_SIM_SEED) for its physics; the "
-        "firmware's ejection pattern is seeded by the host's 'seed' command",
+        metavar="S",
+        help="seed the firmware's ejection pattern with S (0-4294967295) at every boot: the "
+        "same seed and the same presses give the same cards out (default: a random pattern, "
+        "as on a real launcher)",
     )
     parser.add_argument(
         "--cards", type=int, default=112, metavar="N", help="cards in the magazine (112)"
     )
     parser.add_argument(
-        "--no-sensor", action="store_true", help="simulate a launcher built without the sensor"
+        "--no-sensor",
+        action="store_true",
+        help='simulate a launcher built without the card sensor; sets "sensor_pin": null in '
+        "the flash's launcher.json (other settings kept) unless it names a pin of its own, so "
+        "bursts run open loop (eject events say counted: false) instead of faulting as jams",
     )
     parser.add_argument(
         "--link",
@@ -198,6 +204,8 @@ def run(args: argparse.Namespace) -> int:
     """Run the simulator until ``quit``, end of input on a terminal, or a signal."""
     if args.cards < 0 or args.cards > 500:
         raise UsageError(f"--cards must be between 0 and 500, not {args.cards}")
+    if args.seed is not None and not 0 <= args.seed <= SEED_MAX:
+        raise UsageError(f"--seed must be between 0 and {SEED_MAX}, not {args.seed}")
     if args.link:
         link = Path(args.link)
         if link.exists() and not link.is_symlink():

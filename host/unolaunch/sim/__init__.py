@@ -6,6 +6,20 @@ module and the launcher physics (MicroPython code, owned by the firmware).
 
 from __future__ import annotations
 
-from unolaunch.sim.runner import BOARD_DIR, SimError, SimulatedLauncher, find_micropython
+from unolaunch.sim.runner import (
+    BOARD_DIR,
+    SEED_MAX,
+    SimError,
+    SimulatedLauncher,
+    configure_without_sensor,
+    find_micropython,
+)
 
-__all__ = ["BOARD_DIR", "SimError", "SimulatedLauncher", "find_micropython"]
+__all__ = [
+    "BOARD_DIR",
+    "SEED_MAX",
+    "SimError",
+    "SimulatedLauncher",
+    "configure_without_sensor",
+    "find_micropython",
+]

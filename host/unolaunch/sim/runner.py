@@ -50,12 +50,23 @@ from typing import Any
 
 from unolaunch.errors import UnolaunchError
 
-__all__ = ["BOARD_DIR", "SimError", "SimulatedLauncher", "find_micropython", "parse_control"]
+__all__ = [
+    "BOARD_DIR",
+    "SEED_MAX",
+    "SimError",
+    "SimulatedLauncher",
+    "configure_without_sensor",
+    "find_micropython",
+    "parse_control",
+]
 
 #: The fake board (``machine`` + launcher physics), MicroPython code owned by the firmware.
 BOARD_DIR = Path(__file__).resolve().parent / "board"
 
 HwEvent = dict[str, Any]
+
+#: The largest ``seed`` (the protocol's ``seed`` command takes 0..SEED_MAX).
+SEED_MAX = 0xFFFFFFFF
 
 _CTRL_C = 0x03
 _CTRL_D = 0x04
@@ -116,6 +127,52 @@ def parse_control(line: str) -> str:
             "load N, beam block or beam clear"
         )
     return " ".join(words)
+
+
+def configure_without_sensor(flash: Path) -> bool:
+    """Make the firmware in ``flash`` run without its card sensor; True if the file changed.
+
+    A launcher built without the sensor needs ``"sensor_pin": null`` in ``launcher.json``
+    (with the default pin 14 every burst waits for cards it cannot see and faults as a jam).
+    The rule, kept simple:
+
+    * no ``launcher.json``, or one whose ``sensor_pin`` is the default: ``sensor_pin`` is set
+      to null, every other setting in the file kept (the firmware writes every key when it
+      saves, so a default there is not a choice anyone made);
+    * ``sensor_pin`` already null, or wired to a pin of the user's own: left as it is;
+    * a file the firmware would reject (corrupt or invalid): left as it is, and
+      :class:`SimError` says to fix or delete it (the firmware would boot on its defaults,
+      sensor included).
+
+    The file is read, merged, validated and written atomically by the firmware's own
+    configuration code in ``flash`` (``launcher/config.py``, loaded with
+    :mod:`unolaunch.fwconfig`); a flash without that module holds no launcher firmware and
+    is left alone.
+    """
+    if not (flash / "launcher" / "config.py").is_file():
+        return False
+    from unolaunch.fwconfig import load_config_module
+
+    config = load_config_module(flash)
+    path = flash / config.FILE
+    cfg, status, errors = config.load(str(path))
+    if status not in ("ok", "defaults:missing"):
+        why = "; ".join(f"{key}: {reason}" for key, reason in errors) or status
+        raise SimError(
+            f"{path} is not a valid launcher configuration ({why}): fix or delete it, so "
+            "that the simulated launcher without a sensor can set sensor_pin to null in it"
+        )
+    if cfg["sensor_pin"] != config.DEFAULTS["sensor_pin"]:
+        return False  # already null, or the user's own wiring
+    new, errors = config.merged(cfg, {"sensor_pin": None})
+    if errors:  # a firmware whose rules refuse a missing sensor
+        why = "; ".join(f"{key}: {reason}" for key, reason in errors)
+        raise SimError(f"the firmware in {flash} refuses sensor_pin null ({why})")
+    try:
+        config.save(new, str(path))
+    except OSError as exc:
+        raise SimError(f"cannot write {path}: {exc.strerror or exc}; check the folder") from exc
+    return True
 
 
 def _die_with_parent() -> None:
@@ -187,8 +244,12 @@ class SimulatedLauncher:
     ``flash_dir=None`` makes a temporary flash directory populated from ``firmware_dir``
     (default :func:`unolaunch.firmware_dir`), as if the board had just been flashed; a
     given ``flash_dir`` is used as it is (created and populated when missing), so its
-    configuration survives between runs. ``seed`` is handed to the fake board as
-    ``UNOLAUNCH_SIM_SEED`` for its physics. ``heap`` is the MicroPython heap size.
+    configuration survives between runs. ``seed`` (0..4294967295) seeds the firmware's
+    ejection pattern at every boot (the fake board hands it to ``board.random_seed()``,
+    which otherwise draws from ``os.urandom``), so the same seed and the same presses give
+    the same cards out; it is the seed the protocol's ``seed`` command takes. ``sensor=False``
+    is a launcher built without the card sensor: see :func:`configure_without_sensor` for
+    what it does to the flash's ``launcher.json``. ``heap`` is the MicroPython heap size.
     ``link`` names a symlink that always points at the current device (it survives
     :meth:`unplug`/:meth:`replug`); by default one is made in a private temporary
     folder (:attr:`link`). ``on_hw`` is called (from the simulator's thread) with each
@@ -210,6 +271,8 @@ class SimulatedLauncher:
     ) -> None:
         if cards < 0:
             raise SimError(f"cards must be 0 or more, not {cards}")
+        if seed is not None and not 0 <= seed <= SEED_MAX:
+            raise SimError(f"seed must be 0..{SEED_MAX} (the firmware's seed range), not {seed}")
         self._flash_arg = Path(flash_dir) if flash_dir is not None else None
         self._firmware_dir = Path(firmware_dir) if firmware_dir is not None else None
         self._sensor = sensor
@@ -311,6 +374,8 @@ class SimulatedLauncher:
         tmp = Path(self._tmp.name)
         try:
             self._flash = self._prepare_flash(tmp)
+            if not self._sensor:
+                configure_without_sensor(self._flash)
             if self._link_arg is not None and self._link_arg.exists():
                 raise SimError(
                     f"{self._link_arg} already exists (another simulator's link?): "
@@ -675,6 +740,10 @@ class SimulatedLauncher:
                 child.proc.kill()
         with contextlib.suppress(subprocess.TimeoutExpired):
             child.proc.wait(timeout=5)
+        # Its last hardware reports (a card that left just before the cable was pulled)
+        # are still in the pipe: count them before the next boot is told its magazine.
+        if self._hw_r >= 0:
+            self._read_hw()
         _close(child.master)
         self._boot_raw = False
         self._gate = None

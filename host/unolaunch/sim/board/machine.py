@@ -7,6 +7,9 @@ import time
 from simworld import WORLD
 
 SIM_CHIP = "rp2040"  # the chip this fake board models
+# The simulator's --seed (UNOLAUNCH_SIM_SEED) or None: board.random_seed() seeds the
+# firmware's ejection pattern from it instead of os.urandom, so a seeded run repeats.
+SIM_SEED = WORLD.seed
 
 PWRON_RESET = 1
 WDT_RESET = 3

@@ -32,9 +32,18 @@ def _env_int(name, default):
         return default
 
 
+def _env_seed():
+    # the same range as the protocol's `seed` command: a seed S here and `seed S` agree
+    try:
+        return int(os.getenv("UNOLAUNCH_SIM_SEED") or "") & 0xFFFFFFFF
+    except ValueError:
+        return None  # unset (or not a number): the board's entropy, as on a real Pico
+
+
 class World:
     def __init__(self):
         self.cards = _env_int("UNOLAUNCH_SIM_CARDS", 112)
+        self.seed = _env_seed()  # machine.SIM_SEED: the firmware's pattern seed
         self.sensor_fitted = (os.getenv("UNOLAUNCH_SIM_SENSOR") or "1") != "0"
         self.ctl = None
         self.ctl_poll = None
