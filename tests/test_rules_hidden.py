@@ -61,6 +61,8 @@ def test_hidden_item_box_card_given_with_the_play_or_asked() -> None:
     g.undo()
     g.apply({"by": "Ann", "play": "WIB"})
     assert g.awaiting == {"by": "Ann", "verbs": ["choose"]}
+    # MK-13: the screen shows what is owed while the table has not said the card yet.
+    assert g.snapshot()["owed"] == ["Ann reports the card the Item Box turned (MK-13)"]
     g.apply({"by": "Ann", "choose": {"turned": "b2"}})  # Lightning: the others draw one
     s = g.snapshot()
     assert s["hand_sizes"] == {"Ann": 6, "Bob": 8, "Cy": 8}

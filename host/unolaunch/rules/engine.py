@@ -1369,10 +1369,11 @@ class Game:
             return f"{who} presses until a card comes out ({rule})"
         if kind == OB_CHALLENGE:
             return f"{who} challenges or accepts {self.players[a]}'s card ({rule})"
+        if kind == OB_GIVE:  # only here is `a` a seat; elsewhere it may be anything
+            return f"{who} gives a card to {self.players[a]} ({rule})"
         what = {
             OB_COLOR: "names the colour",
             OB_TARGET: "chooses a player",
-            OB_GIVE: f"gives a card to {self.players[a]}",
             OB_TOP: "reports the start card",
             OB_REVEAL: "reports the cards left in the other hands",
             OB_TURNED: "reports the card the Item Box turned",

@@ -23,6 +23,7 @@ MOTOR_TAU_MS = 25.0  # the motor's speed time constant (inertia)
 BEAM_FROM = 0.55  # a card blocks the beam from 55% of its way out until it leaves
 UPDATE_US = 200  # physics resolution
 PRESS_GAP_MS = 80  # queued presses are this far apart
+UNREAD_PRESS_MS = 2000  # a press nobody reads at all is released after its time plus this
 
 
 def _env_int(name, default):
@@ -75,6 +76,12 @@ class World:
         self.irq_pins = {}  # pin number -> the fake Pin with an irq handler
         self.button_down = False
         self.release_at = None  # ticks_ms at which a `press` releases the button
+        # A timed press is held until the firmware itself has read it down for its whole
+        # duration: a unix process can be descheduled for longer than a press lasts, which
+        # a Pico's loop never is, and a press it never saw would be lost.
+        self.hold_ms = 0
+        self.seen_from = None  # ticks_ms of the first read of the pressed button
+        self.seen_last = None  # ticks_ms of the latest read of the pressed button
         self.presses = []  # queued `press` durations: a press during a press waits its turn
         self.next_press_at = None
         self.jammed = False
@@ -106,6 +113,11 @@ class World:
 
     def input_level(self, pin, pull):
         if pin == WIRING["button"]:
+            if self.button_down and self.release_at is not None:
+                now = time.ticks_ms()
+                if self.seen_from is None:
+                    self.seen_from = now
+                self.seen_last = now
             return 0 if self.button_down else 1
         if pin == WIRING["sensor"] and self.sensor_fitted:
             return 0 if self.beam else 1
@@ -163,7 +175,7 @@ class World:
         if self.ctl_poll is not None and now != self.last_ctl_ms:
             self.last_ctl_ms = now
             self._read_ctl()
-        if self.release_at is not None and time.ticks_diff(now, self.release_at) >= 0:
+        if self.release_at is not None and self._press_done(now):
             self.release_at = None
             self._set_button(False)
             if self.presses:
@@ -220,6 +232,13 @@ class World:
     def _press(self, ms, now):
         self._set_button(True)
         self.release_at = time.ticks_add(now, ms)
+        self.hold_ms = ms
+        self.seen_from = self.seen_last = None
+
+    def _press_done(self, now):
+        if self.seen_from is None:  # nobody reads the button: release on time (with grace)
+            return time.ticks_diff(now, self.release_at) >= UNREAD_PRESS_MS
+        return time.ticks_diff(self.seen_last, self.seen_from) >= self.hold_ms
 
     def command(self, line):
         """Apply one control line (CONTRACTS.md section 3). Unknown lines are ignored."""
