@@ -16,6 +16,7 @@ from rich.progress import (
     TransferSpeedColumn,
 )
 
+from unolaunch.commands import add_port_argument
 from unolaunch.flash import flash
 
 HELP = "put the firmware on a Pico (via mpremote)"
@@ -42,13 +43,7 @@ examples:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``unolaunch flash``."""
-    parser.add_argument(
-        "--port",
-        default="auto",
-        metavar="PORT",
-        help="serial port of the Pico (/dev/ttyACM0, COM3, a simulator's pty); "
-        "'auto' (default) finds the one Pico running MicroPython",
-    )
+    add_port_argument(parser)
     parser.add_argument(
         "--no-compile",
         dest="compile",

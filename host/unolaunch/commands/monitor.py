@@ -10,6 +10,7 @@ from datetime import datetime
 from types import FrameType
 from typing import Any, TextIO
 
+from unolaunch.commands import add_port_argument
 from unolaunch.link import LauncherClient
 
 HELP = "show everything a launcher reports, live"
@@ -30,12 +31,7 @@ Try it without hardware, in two terminals:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``unolaunch monitor``."""
-    parser.add_argument(
-        "--port",
-        default="auto",
-        help="serial device or pyserial URL of the launcher (default: auto, finds a Pico "
-        "by its USB id 2E8A:0005)",
-    )
+    add_port_argument(parser)
     parser.add_argument(
         "--json",
         action="store_true",

@@ -7,6 +7,7 @@ import sys
 
 from rich.console import Console
 
+from unolaunch.commands import add_port_argument
 from unolaunch.errors import UsageError
 from unolaunch.selftest import FAIL, PASS, Check, run_selftest
 
@@ -33,13 +34,7 @@ the card through the beam still need a person.
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``unolaunch selftest``."""
-    parser.add_argument(
-        "--port",
-        default="auto",
-        metavar="PORT",
-        help="serial port of the launcher (/dev/ttyACM0, COM3, a simulator's pty); "
-        "'auto' (default) finds the one Pico running MicroPython",
-    )
+    add_port_argument(parser)
     parser.add_argument(
         "--yes",
         action="store_true",

@@ -110,7 +110,7 @@ def _open_error(port: str, exc: BaseException) -> LinkError:
     if code in (errno.ENOENT, errno.ENXIO, errno.ENODEV) or "No such file" in text:
         return PortNotFoundError(
             f"no serial device {port}: is the launcher plugged in? "
-            "(try --port auto, or 'unolaunch monitor --port auto')",
+            "(check the cable, or use --port auto to find it)",
             port,
         )
     if code in (errno.EACCES, errno.EPERM):
@@ -698,17 +698,14 @@ class LauncherClient:
         self._rebooted = False
         self._burst = None
         self._in_handshake = False
-        started = time.monotonic()
-        try:
-            self._handshake()
-            done = self._restore()
-        except _Lost as exc:
-            self._handle_lost(str(exc))
-            return
-        self._restored(what, started, done, "reset")
+        self._shake_and_restore(what, "reset")
 
     def _handle_silence(self) -> None:
         """No reply: ask hello once; if it answers, restore what might have been lost."""
+        self._shake_and_restore("the launcher was silent, then answered", "no_reply")
+
+    def _shake_and_restore(self, what: str, cause: str) -> None:
+        """Shake hands again on the open port and restore the arming; say what happened."""
         started = time.monotonic()
         try:
             self._handshake()
@@ -716,7 +713,7 @@ class LauncherClient:
         except _Lost as exc:
             self._handle_lost(str(exc))
             return
-        self._restored("the launcher was silent, then answered", started, done, "no_reply")
+        self._restored(what, started, done, cause)
 
     def _reconnect(self) -> None:
         started = time.monotonic()
