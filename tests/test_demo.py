@@ -25,15 +25,19 @@ def test_demo_plays_a_whole_game_through_the_simulated_launcher(run_cli: RunCli)
     # Every card came out of the simulated magazine: its count falls by each press's cards
     # (the firmware's sensor counts them), and only a reload (ATK-22, a new round) refills it.
     magazine = None
+    reloads = presses_seen = 0
     for line in out.splitlines():
         loaded = re.search(r"(\d+) cards loaded into the launcher", line)
         pressed = re.search(r"→ (no card|\d+ cards?) out \((\d+) left inside", line)
         if loaded:
+            reloads += 1
             magazine = int(loaded.group(1))
         elif pressed:
+            presses_seen += 1
             n = 0 if pressed.group(1) == "no card" else int(pressed.group(1).split()[0])
             assert magazine is not None and int(pressed.group(2)) == magazine - n, line
             magazine -= n
+    assert reloads >= 1 and presses_seen == len(presses), (reloads, presses_seen)
     winner = summary.group(1)
     final = dict(re.findall(r"^  (\w+)\s+(\d+)$", out, re.M))
     assert int(final[winner]) >= 150 and max(final.values(), key=int) == final[winner]

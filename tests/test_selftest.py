@@ -152,6 +152,7 @@ def test_a_board_without_the_firmware_is_told_to_flash(run_cli: RunCli, tmp_path
         proc = run_cli("selftest", "--port", sim.port, "--yes", timeout=90)
     assert proc.returncode == 1
     assert re.search(r"FAIL\s+firmware\s+no answer to hello", proc.stdout)
+    assert "unplug and replug the launcher" in proc.stdout
     assert re.search(
         r"FAIL\s+firmware files\s+the launcher firmware is not on this board", proc.stdout
     )

@@ -17,7 +17,7 @@ round-tripping form::
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 __all__ = [
@@ -38,8 +38,6 @@ __all__ = [
     "is_wild",
     "make_card",
     "parse_card",
-    "parse_cards",
-    "variant_kinds",
 ]
 
 COLOR_LETTERS = "rygb"
@@ -144,11 +142,6 @@ def parse_card(code: str) -> int:
         raise CardError(f"unknown card code {code!r}") from None
 
 
-def parse_cards(codes: Iterable[str]) -> list[int]:
-    """Parse several card codes (see :func:`parse_card`)."""
-    return [parse_card(c) for c in codes]
-
-
 def color_index(name: str) -> int:
     """``"red"`` -> 0 ... ``"blue"`` -> 3 (COM-1); raises ``ValueError`` otherwise."""
     try:
@@ -160,11 +153,6 @@ def color_index(name: str) -> int:
 def color_name(color: int) -> str | None:
     """0 -> ``"red"`` ... 3 -> ``"blue"``; ``None`` for no colour (4)."""
     return COLOR_NAMES[color] if 0 <= color < 4 else None
-
-
-def variant_kinds(composition: Mapping[int, int]) -> frozenset[int]:
-    """The set of card ids present in a deck composition (id -> count)."""
-    return frozenset(c for c, n in composition.items() if n > 0)
 
 
 def deck_composition(variant: str, options: Mapping[str, Any] | None = None) -> dict[int, int]:

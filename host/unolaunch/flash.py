@@ -183,7 +183,10 @@ def firmware_version(root: Path | None = None) -> str:
             and any(isinstance(t, ast.Name) and t.id == "VERSION" for t in node.targets)
         )
     except (OSError, SyntaxError, StopIteration, ValueError) as exc:
-        raise FlashError(f"cannot read VERSION from {version_py}: {exc}") from exc
+        raise FlashError(
+            f"cannot read VERSION from {version_py}: {exc}; the firmware files are damaged: "
+            "reinstall unolaunch"
+        ) from exc
     digest = hashlib.sha256()
     for path in _source_files(root):
         rel = path.relative_to(root).as_posix()

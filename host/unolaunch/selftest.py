@@ -176,7 +176,12 @@ def _firmware_check(record: Callable[[str, str, str], None], port: str) -> None:
     try:
         reply = hello(port, timeout=5.0)
     except UnolaunchError as exc:
-        record("firmware", FAIL, f"no answer to hello ({exc})")
+        record(
+            "firmware",
+            FAIL,
+            f"no answer to hello ({exc}); unplug and replug the launcher, or run "
+            "'unolaunch flash' if the firmware is missing",
+        )
         return
     running = str(reply.get("firmware"))
     shipped = firmware_version()

@@ -182,7 +182,8 @@ class LauncherClient:
                 self._connect()
             except _Lost as exc:
                 raise DisconnectedError(
-                    f"the launcher on {self.port} went away during the handshake ({exc})",
+                    f"the launcher on {self.port} went away during the handshake ({exc}): "
+                    "check the cable and run the command again",
                     self.port,
                 ) from None
         return self
@@ -422,7 +423,10 @@ class LauncherClient:
                     self._pump(deadline, want=key)
             except _Lost as exc:
                 self._handle_lost(str(exc))
-                raise DisconnectedError(f"the launcher went away ({exc})", self.port) from None
+                raise DisconnectedError(
+                    f"the launcher went away ({exc}): check the cable and run the command again",
+                    self.port,
+                ) from None
 
     def _after_interruption(self, cmd: str, what: str, tries: int) -> None:
         if cmd == "fire":

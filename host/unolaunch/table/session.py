@@ -215,13 +215,6 @@ class Session:
         elif data.get("play") or "catch" in data:
             self.uno_said.discard(str(data.get("catch") or by))
 
-    def apply_all(self, actions: Sequence[Mapping[str, Any]]) -> list[Effect]:
-        """Apply several actions in order (e.g. ``draw 2``); stops at the first refused."""
-        effects: list[Effect] = []
-        for a in actions:
-            effects += self.apply(a)
-        return effects
-
     def undo(self, n: int = 1) -> None:
         """Take back the last ``n`` actions or deals, journaled."""
         with self.lock:
