@@ -297,15 +297,16 @@ def test_fake_watchdog_resets_a_stalled_program(tmp_path: Path) -> None:
 
 
 def test_ram_after_boot_in_a_pico_sized_heap_and_loop_figures() -> None:
-    # a budget, not a timing: with -X heapsize=192K at least 120 KB must stay free (the
-    # fake machine module's own ~16 KB counts against us here; on a Pico it is native)
+    # a budget, not a timing: with -X heapsize=192K at least 118 KB must stay free (the
+    # fake machine module and the launcher physics, ~18 KB, count against us here; on a
+    # Pico they are native or absent)
     with Firmware(heap="192K") as fw:
         fw.wait_event("boot")
         fw.request("arm", player="Ann", mode="exact", cards=1)
         fw.control("press")
         fw.wait_event("eject")
         perf = fw.request("status", perf=True)["perf"]
-        assert perf["mem_free_boot"] >= 120 * 1024, perf
+        assert perf["mem_free_boot"] >= 118 * 1024, perf
         assert perf["mem_free"] >= 115 * 1024, perf  # and still plenty after a burst
         assert perf["iterations"] > 0 and perf["step_us_max"] >= perf["step_us_avg"] > 0
         # the press is acted on in the iteration that completes the debounce

@@ -1,0 +1,259 @@
+# The physical launcher: a button, a DC motor with inertia turning the eject roller, a
+# magazine of cards, the IR beam at the mouth and an injectable jam. One model for both
+# simulated boards: the unix board (simworld.py, inside MicroPython next to the firmware)
+# and the emulated RP2040 (unolaunch.sim.rp2040, in CPython beside the emulator).
+#
+# Pure logic: no clock, no I/O. Time comes in as monotonic microseconds (`now_us`), the
+# model's effects go out through two callbacks: report(dict) for hardware reports
+# (CONTRACTS.md section 3) and level(pin, value) when a line the firmware reads changes.
+# Runs unchanged under MicroPython and CPython.
+
+# The launcher's wiring (the firmware's default pin map, CONTRACTS.md section 4).
+WIRING = {"button": 15, "motor_a": 16, "motor_b": 17, "sensor": 14, "buzzer": 18, "led": 25}
+
+MAX_CARDS_PER_S = 12.0  # roller speed at full duty
+STALL_DUTY = 0.25  # below this duty the motor does not turn the roller
+MOTOR_TAU_MS = 25.0  # the motor's speed time constant (inertia)
+BEAM_FROM = 0.55  # a card blocks the beam from 55% of its way out until it leaves
+UPDATE_US = 200  # physics resolution
+PRESS_MS = 120  # a plain `press`
+PRESS_GAP_MS = 80  # queued presses are this far apart
+UNREAD_PRESS_MS = 2000  # a press nobody reads at all is released after its time plus this
+
+
+class Launcher:
+    """The launcher's mechanics. `track_reads`: a timed press lasts until the firmware has
+    read the button down for its whole duration (the unix board: a descheduled process can
+    miss a press a Pico's loop never would); without it (the emulated chip, whose clock
+    stops with its host) a press lasts its time."""
+
+    def __init__(self, cards, sensor_fitted, report, level, track_reads=False):
+        self.cards = cards
+        self.sensor_fitted = sensor_fitted
+        self.report = report
+        self.level = level
+        self.track_reads = track_reads
+        self.now_us = 0
+        self.button_down = False
+        self.release_at = None  # us at which a `press` releases the button
+        self.hold_us = 0
+        self.seen_from = None  # us of the first read of the pressed button
+        self.seen_last = None  # us of the latest read of the pressed button
+        self.presses = []  # queued `press` durations (ms): a press during a press waits
+        self.next_press_at = None
+        self.jammed = False
+        self.beam_forced = False
+        self.progress = 0.0  # how far the bottom card is out (0..1)
+        self.speed = 0.0  # cards per second now
+        self.drive = {}  # pin -> 0..1 (output level or PWM duty)
+        self.freq = {}  # pin -> Hz of an active PWM (0: a plain level)
+        self.motor = (0.0, 0)  # last reported (duty, dir)
+        self.buzzer = 0
+        self.led = None
+        self.beam = self._beam()
+
+    # -- levels the firmware reads ---------------------------------------------
+    def _beam(self):
+        """True while the beam is blocked."""
+        if self.beam_forced or self.jammed:
+            return True
+        return self.cards > 0 and self.progress >= BEAM_FROM
+
+    def button_level(self):
+        return 0 if self.button_down else 1
+
+    def sensor_level(self):
+        """The receiver's output (active low), or None if no sensor is fitted."""
+        if not self.sensor_fitted:
+            return None
+        return 0 if self.beam else 1
+
+    def read(self, pin):
+        """The level of `pin` as the model drives it, or None if it drives nothing there.
+        A read of the pressed button counts as the firmware having seen it."""
+        if pin == WIRING["button"]:
+            if self.button_down and self.release_at is not None:
+                if self.seen_from is None:
+                    self.seen_from = self.now_us
+                self.seen_last = self.now_us
+            return self.button_level()
+        if pin == WIRING["sensor"]:
+            return self.sensor_level()
+        return None
+
+    def _set_beam(self, blocked):
+        if blocked == self.beam:
+            return
+        self.beam = blocked
+        if self.sensor_fitted:
+            self.level(WIRING["sensor"], 0 if blocked else 1)
+
+    def _set_button(self, down):
+        if down == self.button_down:
+            return
+        self.button_down = down
+        self.level(WIRING["button"], 0 if down else 1)
+
+    # -- outputs the firmware drives -------------------------------------------
+    def set_drive(self, pin, value, freq=0):
+        """Output `pin` now drives `value` (0..1: a level or a PWM duty) at `freq` Hz."""
+        self.drive[pin] = value
+        self.freq[pin] = freq
+        if pin == WIRING["motor_a"] or pin == WIRING["motor_b"]:
+            a = self.drive.get(WIRING["motor_a"], 0.0)
+            b = self.drive.get(WIRING["motor_b"], 0.0)
+            d = a - b
+            state = (round(abs(d), 3), 1 if d > 0 else (-1 if d < 0 else 0))
+            if state != self.motor:
+                self.motor = state
+                self.report({"hw": "motor", "duty": state[0], "dir": state[1]})
+        elif pin == WIRING["buzzer"]:
+            hz = freq if value > 0 else 0
+            if hz != self.buzzer:
+                self.buzzer = hz
+                self.report({"hw": "buzzer", "freq": hz})
+        elif pin == WIRING["led"] or pin == "LED":
+            on = value > 0
+            if on != self.led:
+                self.led = on
+                self.report({"hw": "led", "on": on})
+
+    # -- time ------------------------------------------------------------------
+    def busy(self):
+        """True while something moves: the caller should advance in small steps."""
+        return self.speed > 0 or (self.motor[1] == 1 and self.motor[0] > STALL_DUTY)
+
+    def next_event_us(self):
+        """When the button changes next on its own (None: not before a command)."""
+        t = None
+        if self.release_at is not None:
+            t = self.release_at
+        if self.next_press_at is not None and (t is None or self.next_press_at < t):
+            t = self.next_press_at
+        return t
+
+    def advance(self, now_us):
+        """Run the mechanics up to `now_us` (monotonic microseconds)."""
+        while now_us - self.now_us >= UPDATE_US:
+            # step to the next button event at most, so a press lasts its time exactly
+            step_to = now_us
+            ev = self.next_event_us()
+            if ev is not None and self.now_us < ev < step_to:
+                step_to = ev
+            dt_us = step_to - self.now_us
+            self.now_us = step_to
+            self._physics(dt_us / 1000.0)
+            self._buttons()
+        if now_us > self.now_us:
+            self._buttons_at(now_us)
+
+    def _buttons_at(self, now_us):
+        # a button event due before the next physics step still happens on time
+        ev = self.next_event_us()
+        if ev is not None and ev <= now_us:
+            self._physics((ev - self.now_us) / 1000.0)
+            self.now_us = ev
+            self._buttons()
+
+    def _buttons(self):
+        now = self.now_us
+        if self.release_at is not None and self._press_done(now):
+            self.release_at = None
+            self._set_button(False)
+            if self.presses:
+                self.next_press_at = now + PRESS_GAP_MS * 1000
+        if self.next_press_at is not None and now >= self.next_press_at:
+            self.next_press_at = None
+            self._press(self.presses.pop(0), now)
+
+    def _physics(self, dt_ms):
+        duty, direction = self.motor
+        target = 0.0
+        if direction == 1 and duty > STALL_DUTY:
+            target = MAX_CARDS_PER_S * (duty - STALL_DUTY) / (1 - STALL_DUTY)
+        k = dt_ms / MOTOR_TAU_MS
+        self.speed += (target - self.speed) * (k if k < 1 else 1)
+        if self.speed < 0.01 and target == 0:
+            self.speed = 0.0
+        if self.jammed or self.cards <= 0 or self.speed <= 0:
+            return
+        move = self.speed * dt_ms / 1000.0
+        while move > 0:
+            step = move if move < 0.2 else 0.2  # at most one beam edge per step
+            move -= step
+            self.progress += step
+            if self.progress >= 1.0:
+                self.progress -= 1.0
+                self.cards -= 1
+                self.report({"hw": "card", "left": self.cards})
+                self._set_beam(self._beam())  # the card left: beam clears
+                if self.cards <= 0:
+                    self.progress = 0.0
+                    break
+            self._set_beam(self._beam())
+
+    def _press(self, ms, now):
+        self._set_button(True)
+        self.release_at = now + ms * 1000
+        self.hold_us = ms * 1000
+        self.seen_from = self.seen_last = None
+
+    def _press_done(self, now):
+        if not self.track_reads:
+            return now >= self.release_at
+        if self.seen_from is None:  # nobody reads the button: release on time (with grace)
+            return now - self.release_at >= UNREAD_PRESS_MS * 1000
+        return self.seen_last - self.seen_from >= self.hold_us
+
+    # -- the control channel ---------------------------------------------------
+    def command(self, line):
+        """Apply one control line (CONTRACTS.md section 3) at `now_us`. Returns False for a
+        line the model does not know (the caller may know it)."""
+        words = line.split()
+        if not words:
+            return True
+        cmd = words[0]
+        arg = words[1] if len(words) > 1 else None
+        if cmd == "down" or cmd == "up":
+            self.release_at = None
+            self.presses = []
+            self.next_press_at = None
+            self._set_button(cmd == "down")
+        elif cmd == "press":
+            ms = PRESS_MS
+            if arg is not None:
+                try:
+                    ms = int(arg)
+                except ValueError:
+                    pass
+            if self.release_at is not None or self.next_press_at is not None:
+                self.presses.append(ms)  # still pressing: this press follows the last one
+            else:
+                self._press(ms, self.now_us)
+        elif cmd == "jam":
+            if not self.jammed:
+                self.jammed = True
+                self.report({"hw": "jammed"})
+                self._set_beam(True)
+        elif cmd == "unjam":
+            if self.jammed:
+                self.jammed = False
+                if self.cards > 0:
+                    # the stuck card is pulled out by hand
+                    self.cards -= 1
+                    self.progress = 0.0
+                    self.report({"hw": "card", "left": self.cards})
+                self._set_beam(self._beam())
+        elif cmd == "load" and arg is not None:
+            try:
+                self.cards = max(0, int(arg))
+            except ValueError:
+                return True
+            self.progress = 0.0
+            self._set_beam(self._beam())
+        elif cmd == "beam" and arg in ("block", "clear"):
+            self.beam_forced = arg == "block"
+            self._set_beam(self._beam())
+        else:
+            return False
+        return True
