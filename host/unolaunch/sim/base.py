@@ -1,0 +1,396 @@
+"""What both simulated boards share: the serial device a host opens, the hardware reports,
+the commands that drive the board from outside, and the relay thread's frame.
+
+A board (:class:`unolaunch.sim.SimulatedLauncher` on the MicroPython unix port,
+:class:`unolaunch.sim.rp2040.Rp2040Launcher` on the emulated RP2040) subclasses
+:class:`SimBoard` and provides the thread's :meth:`SimBoard._step`, its commands
+(:meth:`SimBoard._do_command`) and the board itself.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import os
+import queue
+import threading
+import time
+import tty
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Self
+
+from unolaunch.errors import UnolaunchError
+
+HwEvent = dict[str, Any]
+
+#: The largest ``seed`` (the protocol's ``seed`` command takes 0..SEED_MAX).
+SEED_MAX = 0xFFFFFFFF
+
+_HOST_BUFFER_MAX = 64 * 1024
+
+#: The stdin/control commands every board takes besides the physics' own lines.
+BOARD_COMMANDS = ("unplug", "replug", "reset", "stall", "unstall")
+
+
+class SimError(UnolaunchError):
+    """The simulator cannot start or was used wrongly; the message says what to do."""
+
+
+def parse_control(line: str) -> str:
+    """Check one line for the fake board's control channel (CONTRACTS.md §3); return it
+    normalised. Raises :class:`SimError` naming the accepted forms for anything else."""
+    words = line.split()
+    n = len(words)
+    ok = (n == 1 and words[0] in ("down", "up", "press", "jam", "unjam")) or (
+        n == 2
+        and (
+            (words[0] in ("press", "load") and words[1].isdigit())
+            or (words[0] == "beam" and words[1] in ("block", "clear"))
+        )
+    )
+    if not ok:
+        raise SimError(
+            f"unknown board control {line.strip()!r}: use down, up, press [MS], jam, unjam, "
+            "load N, beam block or beam clear"
+        )
+    return " ".join(words)
+
+
+def set_nonblocking(fd: int) -> None:
+    """O_NONBLOCK on ``fd``."""
+    flags = fcntl.fcntl(fd, fcntl.F_GETFL)
+    fcntl.fcntl(fd, fcntl.F_SETFL, flags | os.O_NONBLOCK)
+
+
+def close_fd(fd: int | None) -> None:
+    """Close ``fd`` if it is one, ignoring errors."""
+    if fd is not None:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+
+class SimBoard:
+    """The frame of a simulated launcher: a pty whose slave side (:attr:`port`) a host opens
+    like a Pico's ``/dev/ttyACM0``, a relay thread, hardware reports and outside commands.
+    See :class:`unolaunch.sim.SimulatedLauncher` for the arguments."""
+
+    #: the board's name for ``--board``
+    board = "unix"
+
+    def __init__(
+        self,
+        flash_dir: str | os.PathLike[str] | None = None,
+        cards: int = 112,
+        sensor: bool = True,
+        seed: int | None = None,
+        firmware_dir: str | os.PathLike[str] | None = None,
+        *,
+        link: str | os.PathLike[str] | None = None,
+        on_hw: Callable[[HwEvent], None] | None = None,
+    ) -> None:
+        if cards < 0:
+            raise SimError(f"cards must be 0 or more, not {cards}")
+        if seed is not None and not 0 <= seed <= SEED_MAX:
+            raise SimError(f"seed must be 0..{SEED_MAX} (the firmware's seed range), not {seed}")
+        self._flash_arg = Path(flash_dir) if flash_dir is not None else None
+        self._firmware_dir = Path(firmware_dir) if firmware_dir is not None else None
+        self._sensor = sensor
+        self._seed = seed
+        self._link_arg = Path(link) if link is not None else None
+        self._on_hw = on_hw
+
+        self._lock = threading.Condition()
+        self._cards = cards
+        self._plugged = True
+        self._stalled = False
+        self._events: list[HwEvent] = []
+        self._boots = 0
+        self._error: str | None = None
+
+        self._tmp: Any = None  # tempfile.TemporaryDirectory while running
+        self._flash: Path | None = None
+        self._link: Path | None = None
+        self._device: str | None = None
+        self._master_a: int | None = None
+        self._slave_a: int | None = None
+        self._wake_r = self._wake_w = -1
+        self._cmds: queue.SimpleQueue[tuple[str, threading.Event | None]] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._stopping = False
+        self._to_host = bytearray()
+
+    # ------------------------------------------------------------------ public API
+    @property
+    def port(self) -> str:
+        """Path of the pty slave the host opens (changes only after :meth:`replug`)."""
+        if self._device is None:
+            raise SimError("the simulated launcher is not running (use it in a 'with' block)")
+        return self._device
+
+    @property
+    def link(self) -> str:
+        """A symlink that always points at the current device, across unplug/replug."""
+        if self._link is None:
+            raise SimError("the simulated launcher is not running (use it in a 'with' block)")
+        return str(self._link)
+
+    @property
+    def flash_dir(self) -> Path:
+        """The simulated flash: the folder the firmware runs in (its cwd)."""
+        if self._flash is None:
+            raise SimError("the simulated launcher is not running (use it in a 'with' block)")
+        return self._flash
+
+    @property
+    def cards(self) -> int:
+        """Cards in the magazine, as tracked from the board's reports and ``load``."""
+        with self._lock:
+            return self._cards
+
+    @property
+    def plugged(self) -> bool:
+        """False between :meth:`unplug` and :meth:`replug`."""
+        with self._lock:
+            return self._plugged
+
+    @property
+    def boots(self) -> int:
+        """How many times the board has started (power-on, soft reset, reset)."""
+        with self._lock:
+            return self._boots
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def hw_events(self) -> list[HwEvent]:
+        """Every hardware report seen so far (board reports and the simulator's own
+        ``boot``/``usb`` reports), oldest first."""
+        with self._lock:
+            return list(self._events)
+
+    def wait_hw(
+        self, predicate: Callable[[HwEvent], bool], timeout: float = 5.0, start: int = 0
+    ) -> HwEvent:
+        """Wait for a hardware report (at index ``start`` or later) matching ``predicate``."""
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            while True:
+                for ev in self._events[start:]:
+                    if predicate(ev):
+                        return ev
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise SimError(f"no matching hardware report within {timeout} s")
+                self._lock.wait(left)
+
+    def unplug(self) -> None:
+        """Pull the USB cable: the board loses power, the device disappears (the host
+        sees an I/O error), the link is removed."""
+        self._command("unplug", wait=True)
+
+    def replug(self) -> None:
+        """Plug the cable back: a new device appears (the link points at it) and the
+        board boots from its flash."""
+        self._command("replug", wait=True)
+
+    def reset(self) -> None:
+        """Press the board's reset: the firmware restarts from ``main.py``; the device
+        stays (the physical magazine and jam are kept)."""
+        self._command("boot:reset", wait=True)
+
+    # ------------------------------------------------------------------ setup
+
+    def _open_usb(self) -> None:
+        master, slave = os.openpty()
+        tty.setraw(slave)  # what a host tty would look like to us: no echo, no translation
+        set_nonblocking(master)
+        self._master_a, self._slave_a = master, slave
+        self._device = os.ttyname(slave)
+        assert self._link is not None
+        tmp_link = self._link.with_name(self._link.name + ".new")
+        with contextlib.suppress(FileNotFoundError):
+            tmp_link.unlink()
+        tmp_link.symlink_to(self._device)
+        tmp_link.replace(self._link)  # atomic: a host never sees a half-made link
+        self._to_host.clear()
+
+    def _close_usb(self) -> None:
+        if self._link is not None:
+            with contextlib.suppress(FileNotFoundError):
+                if self._link.is_symlink():
+                    self._link.unlink()
+        close_fd(self._master_a)
+        close_fd(self._slave_a)
+        self._master_a = self._slave_a = None
+        self._to_host.clear()
+        self._usb_closed()
+
+    def _command(self, cmd: str, wait: bool = False) -> None:
+        if self._thread is None:
+            raise SimError("the simulated launcher is not running (use it in a 'with' block)")
+        done = threading.Event() if wait else None
+        self._cmds.put((cmd, done))
+        self._wake()
+        if done is not None and not done.wait(10):
+            raise SimError(f"the simulator did not carry out {cmd!r}")
+
+    def _wake(self) -> None:
+        with contextlib.suppress(OSError):
+            os.write(self._wake_w, b"x")
+
+    def _report(self, ev: HwEvent) -> None:
+        with self._lock:
+            self._events.append(ev)
+            self._lock.notify_all()
+        if self._on_hw is not None:
+            self._on_hw(ev)
+
+    # --- bytes from the host
+
+    def _flush_host(self) -> None:
+        if self._master_a is None:
+            self._to_host.clear()
+            return
+        if len(self._to_host) > _HOST_BUFFER_MAX:
+            del self._to_host[: len(self._to_host) - _HOST_BUFFER_MAX]
+        while self._to_host:
+            try:
+                n = os.write(self._master_a, self._to_host)
+            except BlockingIOError:
+                # Nobody is reading the port: drop the oldest unread output, as a Pico
+                # with no host listening drops what it prints.
+                assert self._slave_a is not None
+                try:
+                    dropped = os.read(self._slave_a, len(self._to_host))
+                except OSError:
+                    dropped = b""
+                if not dropped:
+                    return
+                continue
+            except OSError as exc:
+                if exc.errno == errno.EIO:
+                    self._to_host.clear()
+                return
+            del self._to_host[:n]
+
+    # ------------------------------------------------------------------ helpers
+
+    def _plugged_now(self) -> bool:
+        with self._lock:
+            return self._plugged
+
+    def __repr__(self) -> str:
+        state = "running" if self._thread else "stopped"
+        return f"<{type(self).__name__} {state} port={self._device!r} flash={self._flash}>"
+
+    @property
+    def stalled(self) -> bool:
+        """True between :meth:`stall` and :meth:`unstall`."""
+        with self._lock:
+            return self._stalled
+
+    def stall(self) -> None:
+        """The USB host stops reading the board's output while the port stays open (a
+        paused terminal, a host blocked in ``input()``); :meth:`unstall` resumes."""
+        self._command("stall", wait=True)
+
+    def unstall(self) -> None:
+        """The USB host reads the board's output again (after :meth:`stall`)."""
+        self._command("unstall", wait=True)
+
+    def _check_link(self, tmp: Path) -> None:
+        if self._link_arg is not None and self._link_arg.exists():
+            raise SimError(
+                f"{self._link_arg} already exists (another simulator's link?): "
+                "choose another link path"
+            )
+        self._link = self._link_arg or tmp / "ttyACM0"
+
+    def _start_thread(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="unolaunch-sim", daemon=True)
+        self._thread.start()
+        try:
+            self._command("boot:power_on", wait=True)
+        except BaseException:
+            self.close()
+            raise
+        if self._error is not None:
+            error = self._error
+            self.close()
+            raise SimError(error)
+
+    def close(self) -> None:
+        """Stop the board and remove the device, the link and any temporary flash."""
+        if self._thread is not None:
+            self._stopping = True
+            self._wake()
+            self._thread.join(timeout=30)
+            if self._thread.is_alive():
+                # Never close fds under a live relay thread: the numbers would be reused by
+                # the next pty and the thread would read someone else's port.
+                self._emergency_stop()
+                raise SimError("the simulator's relay thread did not stop; its fds are left open")
+            self._thread = None
+        self._cleanup()
+
+    def _run(self) -> None:
+        try:
+            while not self._stopping:
+                self._step()
+        except Exception as exc:  # keep the reason for whoever looks; never a traceback
+            with self._lock:
+                if isinstance(exc, SimError):
+                    self._error = str(exc)
+                else:
+                    self._error = f"the simulator failed: {type(exc).__name__}: {exc}"
+                self._lock.notify_all()
+        finally:
+            self._board_off()
+
+    def _do_queued(self) -> None:
+        """Carry out the commands queued by the public methods (on the relay thread)."""
+        while True:
+            try:
+                cmd, done = self._cmds.get_nowait()
+            except queue.Empty:
+                break
+            try:
+                self._do_command(cmd)
+            finally:
+                if done is not None:
+                    done.set()
+
+    # --- what a board provides
+    def start(self) -> Self:
+        """Prepare the flash, open the device and boot the board; returns ``self``."""
+        raise NotImplementedError
+
+    def _step(self) -> None:
+        raise NotImplementedError
+
+    def _do_command(self, cmd: str) -> None:
+        raise NotImplementedError
+
+    def _board_off(self) -> None:
+        """The board stops for good (the relay thread ends)."""
+
+    def _emergency_stop(self) -> None:
+        """Kill whatever runs the board when its thread does not stop."""
+
+    def _usb_closed(self) -> None:
+        """The device went away: drop the host's bytes in flight to the board."""
+
+    def _cleanup(self) -> None:
+        self._close_usb()
+        for fd in (self._wake_r, self._wake_w):
+            if fd >= 0:
+                close_fd(fd)
+        self._wake_r = self._wake_w = -1
+        if self._tmp is not None:
+            self._tmp.cleanup()
+            self._tmp = None
