@@ -39,6 +39,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--bot", choices=("heuristic", "random"), default="heuristic", help="bot strategy"
     )
     parser.add_argument("--quiet", action="store_true", help="show only rounds and scores")
+    from unolaunch.sim import add_board_arguments
+
+    add_board_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -59,7 +62,9 @@ def run(args: argparse.Namespace) -> int:
         console.print(line, soft_wrap=True, markup=False)
         sys.stdout.flush()
 
-    result = run_demo(seed, args.players, args.target, log, bot=args.bot)
+    result = run_demo(
+        seed, args.players, args.target, log, bot=args.bot, board=args.board, rp2_dir=args.rp2_dir
+    )
     console.print()
     console.print(
         f"[bold magenta]{result.winner} wins the game[/] after {result.rounds} round"

@@ -68,6 +68,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="continue a saved game (default: the latest unfinished one)",
     )
     parser.add_argument("--seed", type=int, help=argparse.SUPPRESS)
+    from unolaunch.sim import add_board_arguments
+
+    add_board_arguments(parser)  # for --port sim
     parser.add_argument(
         "--data-dir",
         metavar="DIR",
@@ -144,7 +147,9 @@ def run(args: argparse.Namespace) -> int:
             from unolaunch.table.launcher import connect
 
             try:
-                table.launcher = connect(port, session, table.redraw_from_event)
+                table.launcher = connect(
+                    port, session, table.redraw_from_event, board=args.board, rp2_dir=args.rp2_dir
+                )
             except LinkError as exc:
                 raise UnolaunchError(
                     f"{exc} — game {session.id} is saved: fix the launcher and run "

@@ -13,14 +13,16 @@ from types import FrameType
 from typing import Any, TextIO
 
 from unolaunch.errors import UsageError
-from unolaunch.sim import SEED_MAX, SimError, SimulatedLauncher
+from unolaunch.sim import SEED_MAX, SimBoard, SimError, add_board_arguments, make_launcher
 
 HELP = "start a simulated launcher on a serial device"
 
 DESCRIPTION = """\
-Start a simulated launcher: the real firmware, running in MicroPython (the unix port),
-behind a real serial device (a pty) that any serial program can open -- `unolaunch
-monitor`, `unolaunch play --port`, mpremote, Thonny, picocom.
+Start a simulated launcher: the real firmware, running in MicroPython, behind a real
+serial device (a pty) that any serial program can open -- `unolaunch monitor`,
+`unolaunch play --port`, mpremote, Thonny, picocom. Two boards: `--board unix` (default)
+runs it in MicroPython's unix port with a simulated Pico; `--board rp2040` runs the
+MicroPython a Pico runs (its rp2 port) in an emulated RP2040 chip.
 
 The first line of standard output is the path of the device. Standard error reports what
 the simulated hardware does: the motor starting and stopping, cards out, jams, reboots,
@@ -34,6 +36,8 @@ Standard input takes one command a line:
   unplug         pull the USB cable (the board loses power, the device disappears)
   replug         plug it back in (a new device appears; --link follows it)
   reset          press the board's reset button
+  stall          the USB host stops reading the board's output (the port stays open)
+  unstall        the USB host reads again
   quit           stop the simulator (so does Ctrl-C)
 
 Example, in two terminals:
@@ -42,7 +46,8 @@ Example, in two terminals:
 """
 
 COMMANDS_HELP = (
-    "commands: press, hold MS, jam, unjam, load N, unplug, replug, reset, quit "
+    "commands: press, hold MS, jam, unjam, load N, unplug, replug, reset, stall, unstall, "
+    "quit "
     "(also: down, up, beam block, beam clear)"
 )
 
@@ -81,9 +86,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--flash-dir",
         metavar="DIR",
-        help="keep the board's flash (firmware, config) in DIR between runs; "
-        "default: a fresh temporary copy of the firmware",
+        help="keep the board's flash (firmware, config) in DIR between runs (the rp2040 "
+        "board keeps its whole flash image there, DIR/flash.bin); default: a fresh "
+        "temporary copy of the firmware",
     )
+    add_board_arguments(parser)
 
 
 def describe(ev: dict[str, Any]) -> str:
@@ -162,7 +169,7 @@ class _Reporter:
                 pass  # stderr closed: the simulation goes on
 
 
-def handle(sim: SimulatedLauncher, line: str) -> bool:
+def handle(sim: SimBoard, line: str) -> bool:
     """Carry out one stdin command; return False for ``quit``. Raises SimError (with the
     list of commands) for a line it does not understand."""
     words = line.split()
@@ -171,12 +178,12 @@ def handle(sim: SimulatedLauncher, line: str) -> bool:
     verb, args = words[0].lower(), words[1:]
     if verb in ("quit", "exit") and not args:
         return False
-    if not args and verb in ("unplug", "replug", "reset", "press"):
+    if not args and verb in ("unplug", "replug", "reset", "press", "stall", "unstall"):
         if verb == "unplug" and not sim.plugged:
             raise SimError("already unplugged; type 'replug' to plug it back in")
         if verb == "replug" and sim.plugged:
             raise SimError("already plugged in")
-        if verb in ("reset", "press") and not sim.plugged:
+        if verb in ("reset", "press", "stall", "unstall") and not sim.plugged:
             raise SimError(f"the board has no power (unplugged): {verb} does nothing; 'replug'")
     if verb == "hold" and len(args) == 1 and args[0].isdigit():
         sim.control(f"press {args[0]}")
@@ -186,6 +193,10 @@ def handle(sim: SimulatedLauncher, line: str) -> bool:
         sim.replug()
     elif verb == "reset" and not args:
         sim.reset()
+    elif verb == "stall" and not args:
+        sim.stall()
+    elif verb == "unstall" and not args:
+        sim.unstall()
     elif verb in ("help", "?"):
         raise SimError(COMMANDS_HELP)
     else:
@@ -218,7 +229,9 @@ def run(args: argparse.Namespace) -> int:
     reporter = _Reporter(sys.stderr, args.verbose)
     signal.signal(signal.SIGTERM, _terminate)
     signal.signal(signal.SIGHUP, _terminate)
-    sim = SimulatedLauncher(
+    sim = make_launcher(
+        args.board,
+        rp2_dir=args.rp2_dir,
         flash_dir=args.flash_dir,
         cards=args.cards,
         sensor=not args.no_sensor,

@@ -373,6 +373,11 @@ class SimBoard:
     def _step(self) -> None:
         raise NotImplementedError
 
+    def control(self, line: str) -> None:
+        """Send one control line to the launcher's mechanics (CONTRACTS.md §3), e.g.
+        ``press``, ``press 800``, ``jam``, ``load 40``."""
+        raise NotImplementedError
+
     def _do_command(self, cmd: str) -> None:
         raise NotImplementedError
 

@@ -241,11 +241,13 @@ def run_demo(
     target: int | None,
     log: Callable[[str], None],
     bot: str = "heuristic",
+    board: str = "unix",
+    rp2_dir: str | None = None,
 ) -> DemoResult:
     """Start the simulator and play one game of UNO Attack with bots (see module docs)."""
     from unolaunch.bots import make_bot
     from unolaunch.link import open_launcher
-    from unolaunch.sim import SimulatedLauncher
+    from unolaunch.sim import make_launcher
 
     if not 2 <= players <= len(NAMES):
         raise UnolaunchError(f"--players must be 2 to {len(NAMES)}, not {players}")
@@ -253,8 +255,9 @@ def run_demo(
     options = {"target": target} if target else {}
     game = Game.new("attack", list(NAMES[:players]), options=options, rng=rng)
     bots = [make_bot(bot, random.Random(rng.getrandbits(32))) for _ in range(players)]
-    log("Starting the simulated launcher: the real firmware in MicroPython, behind a serial port…")
-    with SimulatedLauncher(cards=len(game.stock), seed=seed) as sim:
+    where = "an emulated RP2040" if board == "rp2040" else "MicroPython"
+    log(f"Starting the simulated launcher: the real firmware in {where}, behind a serial port…")
+    with make_launcher(board, rp2_dir=rp2_dir, cards=len(game.stock), seed=seed) as sim:
         client = open_launcher(sim.port, timeout=5.0)
         try:
             info = client.info or client.hello()

@@ -333,21 +333,29 @@ def _arming_of(armed: Mapping[str, Any]) -> Arming | None:
     return Arming(player, presses, str(armed.get("mode") or "random"))
 
 
-def connect(port: str, session: Session, notify: Notify) -> LinkedLauncher:
+def connect(
+    port: str,
+    session: Session,
+    notify: Notify,
+    *,
+    board: str = "unix",
+    rp2_dir: str | None = None,
+) -> LinkedLauncher:
     """Open the launcher at ``port`` (a device, ``auto`` or ``sim``) for a table session.
 
-    ``sim`` starts a simulated launcher (the real firmware in MicroPython) loaded with the
-    cards of the stock; typing ``press`` then presses its button.
+    ``sim`` starts a simulated launcher (the real firmware in MicroPython, on ``board``:
+    see :func:`unolaunch.sim.make_launcher`) loaded with the cards of the stock; typing
+    ``press`` then presses its button.
     """
     from unolaunch.link import open_launcher
 
     sim = None
     device = port
     if port == "sim":
-        from unolaunch.sim import SimulatedLauncher
+        from unolaunch.sim import make_launcher
 
         stock = int(session.snapshot().get("stock_size") or 0)
-        sim = SimulatedLauncher(cards=stock).start()
+        sim = make_launcher(board, rp2_dir=rp2_dir, cards=stock).start()
         device = sim.port
         for _ in range(50):  # the firmware boots in well under a second
             try:
