@@ -242,6 +242,7 @@ class SimulatedLauncher(SimBoard):
         self._heap = heap
         self._micropython = micropython
         self._jammed = False
+        self._held = False  # the button held down (a physical state, kept across boots)
         self._child: _Child | None = None
         self._ctl_r = self._ctl_w = self._hw_r = self._hw_w = -1
 
@@ -302,6 +303,8 @@ class SimulatedLauncher(SimBoard):
                 self._cards = int(line.split()[1])
             elif verb in ("jam", "unjam"):
                 self._jammed = verb == "jam"
+            elif verb in ("down", "up"):
+                self._held = verb == "down"
             if not self._plugged:
                 return
         try:
@@ -498,6 +501,7 @@ class SimulatedLauncher(SimBoard):
         with self._lock:
             self._boots += 1
             jammed = self._jammed
+            held = self._held
             cards = self._cards
         if cause != "soft_reset":
             # Physical state outlives the process (CONTRACTS.md §3): tell the new board.
@@ -505,6 +509,9 @@ class SimulatedLauncher(SimBoard):
                 os.write(self._ctl_w, f"load {cards}\n".encode())
                 if jammed:
                     os.write(self._ctl_w, b"jam\n")
+        if held:  # a button held through the boot (safe mode) is down from the start
+            with contextlib.suppress(OSError):
+                os.write(self._ctl_w, b"down\n")
         self._report({"hw": "boot", "cause": cause, "raw_repl": raw})
 
     def _kill_child(self) -> None:
