@@ -264,7 +264,7 @@ def test_unolaunch_flash_first_then_nothing_to_copy(
             m = re.search(r"copied (\d+) of (\d+) files", out.stdout)
             assert m, out.stdout
             copied.append((int(m[1]), int(m[2])))
-        (first, total), (second, _) = copied
+        (first, _total), (second, _) = copied
         assert first >= 2  # at least the changed module and launcher/version
         assert second == 0
         fw = Link(sim)
