@@ -257,6 +257,7 @@ class Rp2040Launcher(SimBoard):
         self._to_node = -1
         self._from_node = -1
         self._node_buf = b""
+        self._node_out = bytearray()
         self._image: Path | None = None
         self._world: Any = None
         self._t_us = 0  # the chip's clock at its last stop
@@ -412,6 +413,7 @@ class Rp2040Launcher(SimBoard):
             close_fd(from_w)
         self._to_node, self._from_node = to_w, from_r
         set_nonblocking(from_r)
+        set_nonblocking(to_w)
         deadline = time.monotonic() + _READY_TIMEOUT_S
         while True:
             msgs = self._read_node(timeout=max(0.0, deadline - time.monotonic()))
@@ -434,14 +436,21 @@ class Rp2040Launcher(SimBoard):
 
     # ------------------------------------------------------------------ the node link
     def _send(self, msg: dict[str, Any]) -> None:
-        data = (json.dumps(msg) + "\n").encode()
-        view = memoryview(data)
-        while view:
+        # Never block on the emulator: it blocks writing its own events while we do not
+        # read them, so a blocking write here could deadlock the two. Queue and flush.
+        self._node_out += (json.dumps(msg) + "\n").encode()
+        self._flush_node()
+
+    def _flush_node(self) -> None:
+        while self._node_out and self._to_node >= 0:
             try:
-                n = os.write(self._to_node, view)
-            except BrokenPipeError:
-                return  # the emulator died; the thread notices
-            view = view[n:]
+                n = os.write(self._to_node, self._node_out)
+            except BlockingIOError:
+                return
+            except OSError:
+                self._node_out.clear()  # the emulator died; the thread notices
+                return
+            del self._node_out[:n]
 
     def _read_node(self, timeout: float = 0.0) -> list[dict[str, Any]]:
         import select
@@ -516,7 +525,7 @@ class Rp2040Launcher(SimBoard):
         if node is None:
             raise SimError("the RP2040 emulator is not running")
         rlist = [self._wake_r, self._from_node]
-        wlist = []
+        wlist = [self._to_node] if self._node_out else []
         if self._master_a is not None:
             rlist.append(self._master_a)
             if self._to_host:
@@ -532,6 +541,8 @@ class Rp2040Launcher(SimBoard):
             self._read_host()
         if self._master_a is not None and self._master_a in w:
             self._flush_host()
+        if self._to_node in w:
+            self._flush_node()
 
     def _on_node(self, msg: dict[str, Any]) -> None:
         ev = msg.get("ev")
@@ -627,6 +638,7 @@ class Rp2040Launcher(SimBoard):
             return
         with contextlib.suppress(OSError):
             self._send({"op": "quit"})
+            set_nonblocking(self._to_node)
         close_fd(self._to_node)
         self._to_node = -1
         try:

@@ -38,7 +38,7 @@ function fatal(msg) {
 function parseArgs(argv) {
   const out = {};
   for (let i = 0; i < argv.length; i++) {
-    const m = /^--(rp2040js|bootrom|flash|uf2)$/.exec(argv[i]);
+    const m = /^--(rp2040js|bootrom|flash|uf2|in-fd|out-fd)$/.exec(argv[i]);
     if (!m || i + 1 >= argv.length) fatal(`bad argument ${argv[i]}`);
     out[m[1]] = argv[++i];
   }
@@ -65,7 +65,7 @@ const UART_TXINTR = 1 << 5;
 // ---------------------------------------------------------------------------------------------
 // Protocol output. Every event goes through emit(), which first flushes buffered USB/UART
 // output so that the order of events on fd 4 is the order things happened in the chip.
-const OUT_FD = 4;
+const OUT_FD = ARGS['out-fd'] !== undefined ? Number(ARGS['out-fd']) : 4;
 function writeLine(obj) {
   const buf = Buffer.from(JSON.stringify(obj) + '\n');
   let off = 0;
@@ -246,7 +246,7 @@ class SpiNorFlash {
       case 0x90: // manufacturer/device id after 3 address bytes
         return n >= 3 ? [0xef, 0x14][(n - 3) & 1] : 0xff;
       default:
-        if (!this.unknownSeen.has(this.cmd) && this.cmd !== 0xff && this.cmd !== 0xeb) {
+        if (!this.unknownSeen.has(this.cmd) && ![0x00, 0xff, 0xeb].includes(this.cmd)) {
           this.unknownSeen.add(this.cmd);
           if (VERBOSE) diag(`flash: unmodelled command 0x${this.cmd.toString(16)}`);
         }
@@ -341,8 +341,7 @@ const uartIn = [[], []];
 let stalled = false; // host stopped reading IN data
 let chip = null; // the running chip, or null while unplugged
 let idleNs = 0; // global emulated time while there is no chip
-let lastDrive = new Array(30).fill(null); // last reported drive per pin ("duty|freq" key)
-let lastDriveObj = new Array(30).fill(null);
+const lastDrive = new Array(30).fill(null); // last reported drive per pin ("duty|freq" key)
 
 // Global emulated time in ns: one base across chip resets and power cycles.
 function nowNs() {
@@ -559,9 +558,7 @@ function pinDrive(mcu, n) {
   if (ch.csr & (b ? 8 : 4)) duty = 1 - duty; // channel invert
   const phaseCorrect = ch.csr & 2 ? 2 : 1;
   const div = (((ch.div >> 4) & 0xff) || 256) + (ch.div & 0xf) / 16;
-  let freq = mcu.clkSys / div / (top + 1) / phaseCorrect;
-  // A steady level is not a waveform: report it as such.
-  if (duty === 0 || duty === 1) freq = 0;
+  const freq = mcu.clkSys / div / (top + 1) / phaseCorrect;
   return { duty, freq };
 }
 // Compare all pins with what was last reported; returns the changed ones or null.
@@ -575,7 +572,6 @@ function driveChanges(mcu) {
         (changes = changes || {})[String(n)] = d;
       }
       lastDrive[n] = key;
-      lastDriveObj[n] = d;
     }
   }
   return changes;
@@ -630,14 +626,16 @@ function pump() {
     if (idleNs >= grantNs) return sendSync(grantT);
     return schedulePump(Math.max(1, (grantNs - PACE_AHEAD_NS - wall) / 1e6));
   }
-  if (now >= limit) {
-    // Ahead of wall time: sleep until the next thing worth running for is allowed.
-    let wake = now;
-    if (chip.mcu.core.waiting) {
-      const next = chip.clock.nextAlarm;
-      wake = Math.min(grantNs, next ? chip.baseNs + next.nanos : Infinity);
+  if (chip.mcu.core.waiting) {
+    // Asleep (WFI/WFE): nothing happens until the next alarm or the grant's end. If that is
+    // beyond the pacing limit, sleep on the wall clock instead of creeping towards it.
+    const next = chip.clock.nextAlarm;
+    const due = Math.min(grantNs, next ? chip.baseNs + next.nanos : Infinity);
+    if (due > limit) {
+      return schedulePump(Math.max(1, Math.min(1000, (due - PACE_AHEAD_NS - wall) / 1e6)));
     }
-    return schedulePump(Math.max(1, Math.min(1000, (wake - PACE_AHEAD_NS - wall) / 1e6)));
+  } else if (now >= limit) {
+    return schedulePump(1); // busy but ahead of wall time: let the wall catch up
   }
   try {
     runBatch(chip, limit - chip.baseNs);
@@ -647,6 +645,16 @@ function pump() {
   }
   afterBatch();
   if (!waitingGrant) schedulePump(0);
+}
+
+// Bring a sleeping chip's clock up to the wall-paced present before the outside world acts on
+// it (host bytes, pin levels), so the event happens at a realistic emulated time.
+function catchUp() {
+  if (!chip || waitingGrant || !chip.mcu.core.waiting) return;
+  const { clock, baseNs } = chip;
+  const next = clock.nextAlarm;
+  const target = Math.min(grantNs, wallNs(), next ? baseNs + next.nanos : Infinity) - baseNs;
+  if (target > clock.nanosCounter) clock.tick(target - clock.nanosCounter);
 }
 
 function runBatch(c, limitLocal) {
@@ -683,10 +691,7 @@ function afterBatch() {
     checkDrive();
     return;
   }
-  // UART RX: feed queued bytes as the 32-byte FIFO frees
-  c.mcu.uart.forEach((u, id) => {
-    while (uartIn[id].length && !u.rxFIFO.full) u.feedByte(uartIn[id].shift());
-  });
+  feedUart(c);
   if (c.dirty) {
     c.dirty = false;
     checkDrive();
@@ -717,6 +722,7 @@ function dropChip() {
 // ---------------------------------------------------------------------------------------------
 // Commands from the parent
 function handle(msg) {
+  catchUp(); // whatever the parent does, it does it "now"
   switch (msg.op) {
     case 'run': {
       const T = Number(msg.until);
@@ -766,7 +772,7 @@ function handle(msg) {
       if (!chip) return;
       dropChip();
       checkDrive(); // power is gone: nothing drives any pin
-      return;
+      return waitingGrant ? undefined : kick();
     case 'plug':
       if (chip) return;
       buildChip();
@@ -782,19 +788,20 @@ function handle(msg) {
     case 'uart': {
       const id = msg.id === 1 ? 1 : 0;
       uartIn[id].push(...Buffer.from(msg.data || '', 'base64'));
-      if (chip) afterBatchUartFeed();
+      feedUart(chip);
       return waitingGrant ? undefined : kick();
     }
     case 'quit':
       flushOutput();
-      process.exit(0);
-    // falls through (unreachable)
+      return process.exit(0);
     default:
       diag(`unknown op: ${JSON.stringify(msg)}`);
   }
 }
-function afterBatchUartFeed() {
-  chip.mcu.uart.forEach((u, id) => {
+// UART RX: feed queued bytes as the 32-byte RX FIFO has room
+function feedUart(c) {
+  if (!c) return;
+  c.mcu.uart.forEach((u, id) => {
     while (uartIn[id].length && !u.rxFIFO.full) u.feedByte(uartIn[id].shift());
   });
 }
@@ -807,7 +814,8 @@ buildChip();
 driveChanges(chip.mcu); // baseline: every pin an input
 emit({ ev: 'ready', t: 0 });
 
-const input = fs.createReadStream(null, { fd: 3, highWaterMark: 1 << 16 });
+const IN_FD = ARGS['in-fd'] !== undefined ? Number(ARGS['in-fd']) : 3;
+const input = fs.createReadStream(null, { fd: IN_FD, highWaterMark: 1 << 16 });
 input.on('error', (e) => fatal(`fd 3: ${e.message}`));
 const rl = readline.createInterface({ input, crlfDelay: Infinity });
 rl.on('line', (line) => {

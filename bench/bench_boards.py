@@ -1,0 +1,193 @@
+"""The two simulated boards side by side: the unix port with the fake board, and MicroPython's
+real rp2 port in the emulated RP2040 (issue 9's figures).
+
+For each board, measured in one run:
+  * start -> first ``hello`` reply (wall seconds, from creating the simulator);
+  * press -> motor on, in the board's own milliseconds (the firmware's ``press_to_motor_ms``
+    from ``status perf``: on the rp2040 board that is emulated time, on the unix board
+    real time) and in loop iterations;
+  * ``status`` round trip (median and p95 of N, wall ms) while the launcher loop runs;
+  * ``unolaunch flash``: a full flash onto an older build and an unchanged re-flash (wall s);
+  * the board's speed: a CPU-bound MicroPython loop timed by the board's own clock
+    (``ticks_us``) and by the host's wall clock; on the rp2040 board the ratio says how fast
+    the emulated 125 MHz chip runs (x 125 MHz = emulated clock rate, a MIPS-like figure).
+
+    UNOLAUNCH_RP2_DIR=../shared/rp2 python bench/bench_boards.py [--requests 200]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "host"))
+
+import serial  # noqa: E402
+from unolaunch.sim import make_launcher  # noqa: E402
+
+CPU_LOOP = b"import time\r\nt=time.ticks_us()\r\nfor i in range(20000): pass\r\n"
+CPU_LOOP += b"print('us', time.ticks_diff(time.ticks_us(), t))\r\n"
+
+
+class Port:
+    """A tiny line-level client over pyserial (the bench measures the board, not a client)."""
+
+    def __init__(self, path: str) -> None:
+        self.s = serial.serial_for_url(path, baudrate=115200, timeout=0.01)
+        self.buf = b""
+        self.next_id = 1
+
+    def lines(self, timeout: float) -> list[bytes]:
+        end = time.monotonic() + timeout
+        out: list[bytes] = []
+        while time.monotonic() < end and not out:
+            self.buf += self.s.read(4096)
+            *out, self.buf = self.buf.split(b"\n")
+        return [x.rstrip(b"\r") for x in out]
+
+    def request(self, cmd: str, timeout: float = 5.0, **args: Any) -> dict[str, Any]:
+        rid = self.next_id
+        self.next_id += 1
+        self.s.write((json.dumps({"id": rid, "cmd": cmd, **args}) + "\n").encode())
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            for line in self.lines(end - time.monotonic()):
+                try:
+                    msg = json.loads(line)
+                except ValueError:
+                    continue
+                if isinstance(msg, dict) and msg.get("id") == rid and "ok" in msg:
+                    return msg
+        raise TimeoutError(f"no reply to {cmd}")
+
+    def text_until(self, pattern: bytes, timeout: float) -> bytes:
+        end = time.monotonic() + timeout
+        seen = b""
+        while time.monotonic() < end:
+            seen += self.s.read(4096)
+            m = re.search(pattern, seen)
+            if m:
+                return m.group(0)
+        raise TimeoutError(f"no {pattern!r} within {timeout} s: {seen[-200:]!r}")
+
+    def close(self) -> None:
+        self.s.close()
+
+
+def measure(board: str, requests: int) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    t0 = time.monotonic()
+    sim = make_launcher(board, cards=112).start()
+    try:
+        port = Port(sim.port)
+        while True:
+            try:
+                port.request("hello", timeout=0.5)
+                break
+            except TimeoutError:
+                if time.monotonic() - t0 > 60:
+                    raise
+        out["start_to_hello_s"] = time.monotonic() - t0
+        port.request("arm", player="Ann", presses=1, mode="exact", cards=1)
+        sim.control("press")
+        time.sleep(1.5)
+        perf = port.request("status", perf=True)["perf"]
+        out["press_to_motor_ms"] = perf["press_to_motor_ms"]
+        out["press_to_motor_iters"] = perf["press_to_motor_iters"]
+        times = []
+        for _ in range(requests):
+            a = time.perf_counter()
+            port.request("status")
+            times.append((time.perf_counter() - a) * 1000)
+        out["status_median_ms"] = statistics.median(times)
+        out["status_p95_ms"] = sorted(times)[int(len(times) * 0.95)]
+        port.s.write(b"\x03\x03")
+        time.sleep(0.5)
+        port.s.reset_input_buffer()
+        a = time.perf_counter()
+        port.s.write(CPU_LOOP)
+        board_us = int(port.text_until(rb"us (\d+)", 60).split()[1])
+        wall_us = (time.perf_counter() - a) * 1e6
+        out["loop_board_ms"] = board_us / 1000
+        out["loop_wall_ms"] = wall_us / 1000
+        out["speed_vs_board_clock"] = board_us / wall_us
+        port.s.write(b"\x04")  # soft reset: the firmware runs again
+        port.close()
+    finally:
+        sim.close()
+    with tempfile.TemporaryDirectory() as tmp:
+        older = Path(tmp) / "older"
+        shutil.copytree(ROOT / "firmware", older, ignore=shutil.ignore_patterns("__pycache__"))
+        with (older / "launcher" / "feedback.py").open("a") as f:
+            f.write("\n# an older build\n")
+        older_main = older / "main.py"
+        older_main.write_text(older_main.read_text() + "\n# older\n")
+        for name in ("app", "launcher", "protocol", "config"):
+            p = older / "launcher" / f"{name}.py"
+            p.write_text(p.read_text() + "\n# older\n")
+        sim = make_launcher(board, flash_dir=Path(tmp) / "flash", firmware_dir=older).start()
+        try:
+            for key in ("flash_full_s", "flash_unchanged_s"):
+                a = time.monotonic()
+                proc = subprocess.run(
+                    [sys.executable, "-m", "unolaunch", "flash", "--port", sim.port],
+                    capture_output=True,
+                    text=True,
+                    timeout=600,
+                    env={"PYTHONPATH": str(ROOT / "host"), "PATH": "/usr/bin:/bin"},
+                )
+                out[key] = time.monotonic() - a
+                m = re.search(r"copied (\d+) of (\d+) files", proc.stdout)
+                out[key.replace("_s", "_copied")] = m[1] if m else proc.stderr.strip()[-80:]
+        finally:
+            sim.close()
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--requests", type=int, default=200)
+    ap.add_argument("--boards", default="unix,rp2040")
+    args = ap.parse_args()
+    boards = args.boards.split(",")
+    results = {b: measure(b, args.requests) for b in boards}
+    rows = [
+        ("start -> first hello", "start_to_hello_s", "{:.2f} s"),
+        ("press -> motor on (board ms)", "press_to_motor_ms", "{} ms"),
+        ("press -> motor on (iterations)", "press_to_motor_iters", "{}"),
+        ("status round trip, median", "status_median_ms", "{:.1f} ms"),
+        ("status round trip, p95", "status_p95_ms", "{:.1f} ms"),
+        ("flash onto an older build", "flash_full_s", "{:.1f} s"),
+        ("  files copied", "flash_full_copied", "{}"),
+        ("re-flash, unchanged", "flash_unchanged_s", "{:.1f} s"),
+        ("  files copied", "flash_unchanged_copied", "{}"),
+        ("20k-iteration loop, board clock", "loop_board_ms", "{:.0f} ms"),
+        ("20k-iteration loop, wall clock", "loop_wall_ms", "{:.0f} ms"),
+        ("board clock / wall clock", "speed_vs_board_clock", "{:.2f}x"),
+    ]
+    print(f"{'':34}" + "".join(f"{b:>16}" for b in boards))
+    for label, key, fmt in rows:
+        cells = []
+        for b in boards:
+            v = results[b].get(key)
+            cells.append(fmt.format(v) if v is not None else "-")
+        print(f"{label:34}" + "".join(f"{c:>16}" for c in cells))
+    if "rp2040" in results:
+        speed = results["rp2040"]["speed_vs_board_clock"]
+        print(
+            f"emulated RP2040: {speed * 125:.0f} MHz-equivalent ({speed:.2f}x a real 125 MHz chip)"
+        )
+
+
+if __name__ == "__main__":
+    main()
