@@ -129,7 +129,7 @@ def measure(board: str, requests: int) -> dict[str, Any]:
         older = Path(tmp) / "older"
         shutil.copytree(ROOT / "firmware", older, ignore=shutil.ignore_patterns("__pycache__"))
         with (older / "launcher" / "feedback.py").open("a") as f:
-            f.write("\n# an older build\n")
+            f.write("\n_OLDER_BUILD = 1\n")
         older_main = older / "main.py"
         older_main.write_text(older_main.read_text() + "\n# older\n")
         for name in ("app", "launcher", "protocol", "config"):

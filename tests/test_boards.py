@@ -92,6 +92,14 @@ def test_random_presses_follow_the_seeded_pattern(board: str) -> None:
         assert got == [pattern.press() for _ in range(6)]
 
 
+def _wait_running(sim: Any) -> None:
+    fw = Link(sim)
+    try:
+        fw.hello(timeout=30)
+    finally:
+        fw.close()
+
+
 def fw_root() -> Any:
     from fw_harness import FIRMWARE
 
@@ -223,6 +231,7 @@ def test_mpremote_raw_repl_exec_and_back(board: str) -> None:
 
     sim = start_board(board)
     try:
+        _wait_running(sim)  # a launcher already running, as a user finds it
         out = subprocess.run(
             [sys.executable, "-m", "mpremote", "connect", sim.port, "exec", "print(6*7)"],
             capture_output=True,
@@ -257,6 +266,7 @@ def test_unolaunch_flash_first_then_nothing_to_copy(
         f.write("\n# an older build\n")
     sim = start_board(board, flash_dir=tmp_path / "flash", firmware_dir=older)
     try:
+        _wait_running(sim)
         copied = []
         for _ in range(2):
             out = run_cli("flash", "--port", sim.port, timeout=300)

@@ -73,6 +73,7 @@ IDLE_GRANT_US = 100_000
 BUSY_GRANT_US = 1_000
 _READY_TIMEOUT_S = 30.0
 _SOFT_REBOOT = b"MPY: soft reboot"
+_HOST_IN_MAX = 64 * 1024
 
 
 @dataclass(frozen=True)
@@ -258,6 +259,8 @@ class Rp2040Launcher(SimBoard):
         self._from_node = -1
         self._node_buf = b""
         self._node_out = bytearray()
+        self._usb_up = False  # the chip's USB CDC is enumerated and connected
+        self._host_in = bytearray()  # host bytes held until it is
         self._image: Path | None = None
         self._world: Any = None
         self._t_us = 0  # the chip's clock at its last stop
@@ -559,6 +562,11 @@ class Rp2040Launcher(SimBoard):
         elif ev == "usb":
             data = base64.b64decode(msg.get("data", ""))
             self._from_board(data)
+        elif ev in ("connected", "disconnected"):
+            self._usb_up = ev == "connected"
+            if self._usb_up and self._host_in:
+                self._send({"op": "usb", "data": base64.b64encode(self._host_in).decode()})
+                self._host_in.clear()
         elif ev == "reset":
             cause = "wdt" if msg.get("cause") == "wdt" else "reset"
             self._power_off_outputs()
@@ -588,8 +596,14 @@ class Rp2040Launcher(SimBoard):
             data = os.read(self._master_a, 65536)
         except (BlockingIOError, OSError):
             return
-        if data:
+        if not data:
+            return
+        if self._usb_up:
             self._send({"op": "usb", "data": base64.b64encode(data).decode()})
+        else:
+            # The pty exists before the chip's USB has enumerated (a real host could not
+            # open the port yet): keep the bytes until it has, rather than lose them.
+            self._host_in += data[: max(0, _HOST_IN_MAX - len(self._host_in))]
 
     def _do_command(self, cmd: str) -> None:
         if cmd.startswith("ctl:"):
@@ -631,6 +645,9 @@ class Rp2040Launcher(SimBoard):
             self._report({"hw": "usb", "connected": True, "port": self._device})
             self._send({"op": "plug"})
             self._booted("power_on")
+
+    def _usb_closed(self) -> None:
+        self._host_in.clear()
 
     def _board_off(self) -> None:
         node, self._node = self._node, None
