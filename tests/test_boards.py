@@ -263,7 +263,7 @@ def test_unolaunch_flash_first_then_nothing_to_copy(
     older = tmp_path / "older"
     shutil.copytree(FIRMWARE, older, ignore=shutil.ignore_patterns("__pycache__"))
     with (older / "launcher" / "feedback.py").open("a") as f:
-        f.write("\n# an older build\n")
+        f.write("\n_OLDER_BUILD = 1\n")
     sim = start_board(board, flash_dir=tmp_path / "flash", firmware_dir=older)
     try:
         _wait_running(sim)

@@ -497,10 +497,12 @@ def test_simulator_stalled_for_five_seconds_while_the_player_presses() -> None:
 
         def request(req_id: int, cmd: str, **args: Any) -> dict[str, Any]:
             ser.write((json.dumps({"id": req_id, "cmd": cmd, **args}) + "\n").encode())
-            for raw in read_lines(0.3):
-                msg = json.loads(raw)
-                if msg.get("id") == req_id and "ok" in msg:
-                    return msg
+            deadline = time.monotonic() + 15
+            while time.monotonic() < deadline:
+                for raw in read_lines(0.3):
+                    msg = json.loads(raw)
+                    if msg.get("id") == req_id and "ok" in msg:
+                        return msg
             raise AssertionError(f"no reply to {cmd}")
 
         assert request(1, "hello")["ok"]
