@@ -103,7 +103,7 @@ def test_outbox_never_waits_on_a_full_port_and_drops_the_oldest_waiting_lines() 
     box = make_outbox(port, max_bytes=400)
     for i in range(30):
         box.put(line(i))  # each returns at once: nothing is written to a full port
-    assert port.writes == 0 and 0 < box.pending() <= 400 + len(line(29)) + 1
+    assert port.writes == 0 and 0 < box.pending() <= 400 + 16
     port.room = 100_000  # the host reads again
     box.flush()
     got = port.lines()
@@ -282,8 +282,11 @@ class PipeHost:
         self.lines: list[bytes] = []
         self.hw: list[dict[str, Any]] = []
         self._next_id = 1
-        for target in (self._read_out, self._read_hw):
-            threading.Thread(target=target, daemon=True).start()
+        self._threads = [
+            threading.Thread(target=target, daemon=True) for target in (self._read_out, self._read_hw)
+        ]
+        for t in self._threads:
+            t.start()
 
     # -- reading
     def _read_out(self) -> None:
@@ -407,6 +410,8 @@ class PipeHost:
         if self.proc.poll() is None:
             self.proc.kill()
         self.proc.wait(timeout=10)
+        for t in self._threads:
+            t.join(timeout=5)
         for fd in (self._fill_fd, self._ctl_w, self._out):
             os.close(fd)
         if self.proc.stdin is not None:

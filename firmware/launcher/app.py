@@ -142,10 +142,13 @@ class App:
         busy = False
         was_raw = self.button._raw
         if self.button.poll(now) == DOWN:
-            self.launcher.on_press(self.button.changed_at)
+            # the motor starts now, before the press is announced; the burst's deadlines run
+            # from here, and so does the rest of this step (tick() must not see an earlier time)
+            now = start = time.ticks_ms()
+            self.launcher.on_press(self.button.changed_at, start)
             if self.motor.running:
                 self.press_iters = self.iterations - self.raw_down_at
-                self.press_ms = time.ticks_diff(now, self.button.changed_at)
+                self.press_ms = time.ticks_diff(start, self.button.changed_at)
             busy = True
         elif self.button._raw and not was_raw:
             self.raw_down_at = self.iterations
@@ -155,7 +158,10 @@ class App:
             if data:
                 busy = True
                 for line in reader.feed(data):
-                    self.handle_line(line, now, port)
+                    # the clock as each line is handled: a `fire` starts its burst then
+                    self.handle_line(line, time.ticks_ms(), port)
+        if self.serial.flush():  # output the port could not take at once, as far as it can now
+            busy = True
         reset_at = self.launcher.reset_at
         if reset_at is not None and time.ticks_diff(now, reset_at) >= RESET_DELAY_MS:
             board.reset()

@@ -6,10 +6,17 @@ import sys
 
 import machine
 
+from launcher.outbox import Outbox
+
 PIN_IN = machine.Pin.IN
 PULL_UP = machine.Pin.PULL_UP
 IRQ_RISING = machine.Pin.IRQ_RISING
 IRQ_FALLING = machine.Pin.IRQ_FALLING
+
+# USB output (launcher/outbox.py): after a POLLOUT the rp2 port promises one free byte of its
+# TX FIFO, so one byte per write; what waits for the host is bounded by TX_QUEUE_BYTES.
+TX_CHUNK = 1
+TX_QUEUE_BYTES = 2048
 
 # RP2040/RP2350 watchdog CTRL register, through the "atomic clear" alias (+0x3000). The
 # MicroPython WDT cannot be stopped, but the REPL must survive a Ctrl-C for mpremote to flash
@@ -106,15 +113,20 @@ class Uart:
 
 
 class Serial:
-    """The USB serial port (sys.stdin/sys.stdout), read without ever blocking."""
+    """The USB serial port (sys.stdin/sys.stdout), read and written without ever blocking."""
 
     def __init__(self):
         self._poll = select.poll()
         self._poll.register(sys.stdin, select.POLLIN)
         self._in = sys.stdin.buffer
-        self._out = sys.stdout
         self._buf = bytearray()
         self.closed = False
+        # output: its own poll object (with stdout in self._poll, wait() would never idle);
+        # sys.stdout.buffer writes raw bytes (sys.stdout.write turns "\n" into a second
+        # write of "\r\n") and returns what the port took
+        self._tx_poll = select.poll()
+        self._tx_poll.register(sys.stdout, select.POLLOUT)
+        self._tx = Outbox(self._writable, sys.stdout.buffer.write, TX_CHUNK, TX_QUEUE_BYTES)
 
     def wait(self, timeout_ms):
         """Sleep until input arrives or timeout_ms passes (the loop's idle)."""
@@ -141,6 +153,22 @@ class Serial:
         self._buf = bytearray()
         return data
 
+    def _writable(self):
+        for _, events in self._tx_poll.ipoll(0):
+            return bool(events & select.POLLOUT)
+        return False
+
     def write(self, text):
-        # one write per line: a reader never sees half a line waiting for its newline
-        self._out.write(text + "\n")
+        """One line: sent now as far as the port takes it, the rest by flush()."""
+        try:
+            self._tx.put(text)
+        except OSError:  # only on the unix port: nobody will ever read stdout again
+            self._tx.discard()
+
+    def flush(self):
+        """Send what waits, as far as the port takes it now; returns the bytes written."""
+        try:
+            return self._tx.flush()
+        except OSError:
+            self._tx.discard()
+            return 0

@@ -85,9 +85,12 @@ class Launcher:
         return view
 
     # -- presses ---------------------------------------------------------------
-    def on_press(self, now):
-        """A debounced button press."""
+    def on_press(self, now, start_at=None):
+        """A debounced button press. `now`: when the contact closed (the events' `t`);
+        `start_at`: the clock when the press is acted on (default `now`) - the motor starts
+        then, and every deadline of the burst runs from it."""
         self.now = now
+        start = now if start_at is None else start_at
         self.presses += 1
         n = self.presses
         if self.fault:
@@ -108,16 +111,12 @@ class Launcher:
             cards = self._plan(a["mode"], a["cards"])
             if a["mode"] != "until_card" or cards:
                 a["owed"] -= 1  # Wild Hit Fire: a blank press does not count (ATK rules)
-            self.feedback.ding(now)
-            self._event(
-                "press", {"n": n, "player": a["player"], "owed": a["owed"], "mode": a["mode"]}
-            )
-            self._start(now, n, a["player"], a["mode"], cards, a)
+            press = {"n": n, "player": a["player"], "owed": a["owed"], "mode": a["mode"]}
+            self._start(start, n, a["player"], a["mode"], cards, a, press)
         else:
             cards = self.pattern.press()
-            self.feedback.ding(now)
-            self._event("press", {"n": n, "player": None, "owed": None, "mode": "random"})
-            self._start(now, n, None, "random", cards, None)
+            press = {"n": n, "player": None, "owed": None, "mode": "random"}
+            self._start(start, n, None, "random", cards, None, press)
 
     def _plan(self, mode, cards):
         if mode == "exact":
@@ -125,7 +124,10 @@ class Launcher:
         return self.pattern.press()
 
     # -- bursts ----------------------------------------------------------------
-    def _start(self, now, n, player, mode, cards, arming):
+    def _start(self, now, n, player, mode, cards, arming, press=None):
+        """A burst starting at `now`: the motor first, then the `press` event (a press's),
+        so the roller never waits on the serial port; the burst's deadlines (jam_ms, the
+        open-loop run, burst_max_ms) all run from the motor's start."""
         b = {
             "n": n,
             "player": player,
@@ -136,12 +138,16 @@ class Launcher:
             "got": 0,
             "last_card_at": now,
         }
-        if cards == 0:
+        if cards:
+            self.burst = b
+            self.motor.start(now)
+        if press is not None:
+            self.feedback.ding(now)
+            self._event("press", press)
+        if not cards:
             self.feedback.suspense(self.pattern.blanks, now)
             self._finish(b, 0, True, None)
             return
-        self.burst = b
-        self.motor.start(now)
         self.feedback.firing(True, now)
 
     def _run_ms(self, cards):

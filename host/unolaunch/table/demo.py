@@ -257,7 +257,9 @@ def run_demo(
     bots = [make_bot(bot, random.Random(rng.getrandbits(32))) for _ in range(players)]
     where = "an emulated RP2040" if board == "rp2040" else "MicroPython"
     log(f"Starting the simulated launcher: the real firmware in {where}, behind a serial port…")
-    with make_launcher(board, rp2_dir=rp2_dir, cards=len(game.stock), seed=seed) as sim:
+    # the unix board seeds the pattern at every boot; both get the protocol's seed below
+    board_seed = seed if board == "unix" else None
+    with make_launcher(board, rp2_dir=rp2_dir, cards=len(game.stock), seed=board_seed) as sim:
         client = open_launcher(sim.port, timeout=5.0)
         try:
             info = client.info or client.hello()

@@ -252,6 +252,13 @@ class Rp2040Launcher(SimBoard):
         on_hw: Callable[[HwEvent], None] | None = None,
         rp2_dir: str | os.PathLike[str] | None = None,
     ) -> None:
+        if seed is not None:
+            # The rp2 port seeds the pattern from the chip's entropy (os.urandom), which the
+            # simulator cannot reach into without changing the firmware a Pico runs.
+            raise SimError(
+                "--seed works on the unix board only: on the rp2040 board send the protocol's "
+                "seed command (the pattern restarts from it), as 'unolaunch demo' does"
+            )
         super().__init__(flash_dir, cards, sensor, seed, firmware_dir, link=link, on_hw=on_hw)
         self._rp2_dir = rp2_dir
         self._node: subprocess.Popen[bytes] | None = None
