@@ -105,17 +105,17 @@ def _lfs(region: bytearray, mount: bool) -> Any:
 def _mount(region: bytearray, create: bool) -> Any:
     from littlefs import LittleFSError
 
+    fs = _lfs(region, mount=False)  # (mount=True would format a blank region silently)
     try:
-        return _lfs(region, mount=True)
+        fs.mount()
     except LittleFSError:
         if not create:
             raise FlashImageError(
                 "the flash image holds no MicroPython filesystem (or a damaged one): "
                 "delete the flash folder to start from a fresh flash"
             ) from None
-    fs = _lfs(region, mount=False)
-    fs.format()
-    fs.mount()
+        fs.format()
+        fs.mount()
     return fs
 
 
