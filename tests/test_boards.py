@@ -302,6 +302,21 @@ def test_unolaunch_flash_first_then_nothing_to_copy(
         sim.close()
 
 
+@pytest.mark.rp2040
+def test_rp2040_ram_after_boot_on_the_real_port() -> None:
+    """The same 56 KB budget test_fw_board.py checks on the unix board (with the fake
+    board's share added back), on the rp2 port's own heap: the figure a Pico shows."""
+    with board_link("rp2040") as fw:
+        fw.hello()
+        fw.request("arm", player="Ann", mode="exact", cards=1)
+        fw.control("press")
+        fw.wait_event("eject")
+        perf = fw.request("status", perf=True)["perf"]
+        assert perf["mem_free_boot"] >= 180 * 1024, perf  # of the rp2 port's 240 KB heap
+        assert perf["mem_alloc"] <= 56 * 1024, perf
+        assert perf["press_to_motor_ms"] <= 25, perf  # debounce 20 ms plus an iteration
+
+
 def test_rp2040_stall_does_not_reset_or_lose_presses() -> None:
     """The USB host stops reading for 5 s while the player presses (a paused terminal):
     the board must not reset, must act on every press, and every press it acted on must

@@ -297,17 +297,20 @@ def test_fake_watchdog_resets_a_stalled_program(tmp_path: Path) -> None:
 
 
 def test_ram_after_boot_in_a_pico_sized_heap_and_loop_figures() -> None:
-    # a budget, not a timing: with -X heapsize=192K at least 118 KB must stay free (the
-    # fake machine module and the launcher physics, ~18 KB, count against us here; on a
-    # Pico they are native or absent)
+    # a budget, not a timing: with -X heapsize=192K the firmware itself may take at most
+    # 56 KB (192 - 56 = 136 KB free). The fake machine module and the launcher physics
+    # count against us here (on a Pico they are native or absent), so their own share is
+    # measured and added back. tests/test_boards.py checks the real rp2 port's figure.
+    fake = _fake_board_bytes()
     with Firmware(heap="192K") as fw:
         fw.wait_event("boot")
         fw.request("arm", player="Ann", mode="exact", cards=1)
         fw.control("press")
         fw.wait_event("eject")
         perf = fw.request("status", perf=True)["perf"]
-        assert perf["mem_free_boot"] >= 118 * 1024, perf
-        assert perf["mem_free"] >= 115 * 1024, perf  # and still plenty after a burst
+        assert 12 * 1024 < fake < 40 * 1024, fake
+        assert perf["mem_free_boot"] + fake >= 136 * 1024, (perf, fake)
+        assert perf["mem_free"] + fake >= 131 * 1024, (perf, fake)  # and after a burst
         assert perf["iterations"] > 0 and perf["step_us_max"] >= perf["step_us_avg"] > 0
         # the press is acted on in the iteration that completes the debounce
         assert 1 <= perf["press_to_motor_iters"] <= 200
@@ -402,3 +405,20 @@ def test_uart_pins_must_not_clash_when_the_uart_is_on() -> None:
     new, errors = merged(DEFAULTS, {"uart_id": 0, "uart_tx_pin": 15})
     assert new is None and errors[0][0] == "uart_tx_pin"
     assert merged(DEFAULTS, {"uart_id": 2})[1][0] == ("uart_id", "must be 0, 1 or null")
+
+
+def _fake_board_bytes() -> int:
+    """Heap taken by importing the fake board (machine + world + physics) on its own."""
+    code = (
+        "import gc; gc.collect(); a = gc.mem_free()\n"
+        "import machine\n"
+        "gc.collect(); print(a - gc.mem_free())\n"
+    )
+    out = subprocess.run(
+        [micropython_exe(), "-X", "heapsize=192K", "-c", code],
+        env=dict(os.environ, MICROPYPATH=str(SIM_BOARD)),
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    return int(out.stdout.strip())
