@@ -55,6 +55,18 @@ RESTART_KEYS = PIN_KEYS + UART_KEYS + ("motor_pwm_hz", "sensor_blocked_value", "
 ABS_MAX_BURST_MS = 10000
 MAX_PIN = 47  # RP2350B has GPIO0..47; the RP2040 stops at 29
 REQUIRED_PINS = ("button_pin", "motor_a_pin", "motor_b_pin")
+# Outputs: never driven on a guess (a board wired to other pins may have anything there).
+OUTPUT_PINS = ("motor_a_pin", "motor_b_pin", "buzzer_pin", "led_pin")
+# The GPIOs each chip has for the launcher: (highest GPIO, GPIOs the Pico board itself uses:
+# GP23 SMPS mode, GP24 VBUS sense, GP29 VSYS sense; GP25 is the LED, for led_pin only).
+_CHIP_PINS = {
+    "rp2040": (29, (23, 24, 29)),
+    "rp2350": (29, (23, 24, 29)),  # RP2350A (Pico 2)
+    "rp2350b": (47, ()),
+}
+# The pins each hardware UART can use (RP2040 datasheet, GPIO function table).
+UART_TX = {0: (0, 12, 16, 28), 1: (4, 8, 20, 24)}
+UART_RX = {0: (1, 13, 17, 29), 1: (5, 9, 21, 25)}
 
 # key -> (lo, hi) for integers
 _RANGES = {
@@ -72,8 +84,6 @@ _RANGES = {
     "max_blanks": (0, 20),
     "beep_hz": (100, 10000),
     "wdt_ms": (500, 8000),
-    "uart_tx_pin": (0, MAX_PIN),
-    "uart_rx_pin": (0, MAX_PIN),
     "uart_baud": (1200, 1000000),
 }
 
@@ -82,8 +92,22 @@ def _is_int(v):
     return type(v) is int
 
 
-def check_value(key, value):
-    """Return None if `value` is acceptable for `key`, else a short reason."""
+def _gpio_reason(value, chip):
+    top, board = _CHIP_PINS.get(chip, (MAX_PIN, ()))
+    if not _is_int(value) or value < 0 or value > top:
+        return "GPIO %r: must be a GPIO number 0..%d%s" % (
+            value,
+            top,
+            "" if chip is None else " on the " + chip,
+        )
+    if value in board:
+        return "GPIO %d is used by the Pico board itself; choose another" % value
+    return None
+
+
+def check_value(key, value, chip=None):
+    """Return None if `value` is acceptable for `key`, else a short reason. `chip` (rp2040,
+    rp2350, rp2350b or None: not known) narrows pins to the GPIOs that chip has."""
     if key not in DEFAULTS:
         return "unknown key"
     if key in PIN_KEYS:
@@ -91,11 +115,11 @@ def check_value(key, value):
             if key in REQUIRED_PINS:
                 return "required pin; give a GPIO number"
             return None
-        if key == "led_pin" and value == "LED":
+        if key == "led_pin" and value in ("LED", 25):
             return None
-        if not _is_int(value) or value < 0 or value > MAX_PIN:
-            return "must be a GPIO number 0..%d or null" % MAX_PIN
-        return None
+        return _gpio_reason(value, chip)
+    if key in ("uart_tx_pin", "uart_rx_pin"):
+        return _gpio_reason(value, chip)
     if key == "uart_id":
         return (
             None if value is None or value in (0, 1) and _is_int(value) else "must be 0, 1 or null"
@@ -119,14 +143,14 @@ def check_value(key, value):
     return None
 
 
-def check(cfg):
+def check(cfg, chip=None):
     """Validate a whole configuration; return a list of (key, reason), empty if valid."""
     errors = []
     for key in DEFAULTS:
         if key not in cfg:
             errors.append((key, "missing"))
             continue
-        reason = check_value(key, cfg[key])
+        reason = check_value(key, cfg[key], chip)
         if reason:
             errors.append((key, reason))
     for key in cfg:
@@ -134,7 +158,18 @@ def check(cfg):
             errors.append((key, "unknown key"))
     if errors:
         return errors
-    # cross-field rules
+    return _cross(cfg)
+
+
+def _slice(pin):
+    # RP2040/RP2350: a GPIO's PWM is slice (gpio >> 1) & 7, channel gpio & 1 (A/B); GPn and
+    # GPn+16 are the same output, and the two channels of a slice share one frequency.
+    return (pin >> 1) & 7
+
+
+def _cross(cfg):
+    """The rules between keys; a list of (key, reason), the later key of a pair named."""
+    errors = []
     if cfg["motor_duty_pct"] > cfg["motor_max_duty_pct"]:
         errors.append(("motor_duty_pct", "above motor_max_duty_pct"))
     seen: dict = {}
@@ -151,10 +186,52 @@ def check(cfg):
             seen[pin] = key
     if cfg["ramp_ms"] >= cfg["burst_max_ms"]:
         errors.append(("ramp_ms", "must be shorter than burst_max_ms"))
+    errors.extend(_pwm_conflicts(cfg))
+    uart = cfg["uart_id"]
+    if uart is not None:
+        for key, table in (("uart_tx_pin", UART_TX), ("uart_rx_pin", UART_RX)):
+            if cfg[key] not in table[uart]:
+                errors.append(
+                    (
+                        key,
+                        "GPIO %r is not a UART%d %s pin (those are GPIO %s)"
+                        % (cfg[key], uart, key[5:7].upper(), ", ".join(map(str, table[uart]))),
+                    )
+                )
     return errors
 
 
-def merged(current, changes):
+def _pwm_conflicts(cfg):
+    a, b, buzzer = cfg["motor_a_pin"], cfg["motor_b_pin"], cfg["buzzer_pin"]
+    errors = []
+    if _is_int(a) and _is_int(b) and _slice(a) == _slice(b) and a & 1 == b & 1:
+        errors.append(
+            (
+                "motor_b_pin",
+                "GPIO %d and motor_a_pin GPIO %d are the same PWM output (slice %d channel %s)"
+                % (b, a, _slice(a), "AB"[a & 1]),
+            )
+        )
+    if _is_int(buzzer):
+        keys = ("motor_a_pin", "motor_b_pin")
+        if cfg["motor_b_pin"] == buzzer ^ 16 or cfg["motor_b_pin"] == buzzer:
+            keys = ("motor_b_pin", "motor_a_pin")  # name the one on the same channel
+        for key in keys:
+            pin = cfg[key]
+            if _is_int(pin) and _slice(pin) == _slice(buzzer):
+                errors.append(
+                    (
+                        "buzzer_pin",
+                        "GPIO %d shares PWM slice %d with %s GPIO %d: the buzzer's pitch "
+                        "would retune the motor (a slice has one frequency); choose a GPIO "
+                        "on another slice" % (buzzer, _slice(buzzer), key, pin),
+                    )
+                )
+                break
+    return errors
+
+
+def merged(current, changes, chip=None):
     """Return (new_config, errors) for applying `changes` (a dict) to `current`."""
     if type(changes) is not dict:
         return None, [("config", "must be an object")]
@@ -164,46 +241,74 @@ def merged(current, changes):
             # MicroPython's json.loads lets a few malformed lines through as non-string keys
             return None, [(str(key), "keys must be strings")]
         new[key] = changes[key]
-    errors = check(new)
+    errors = check(new, chip)
     if errors:
         return None, errors
     return new, []
 
 
-def load(path=FILE):
+def load(path=FILE, chip=None):
     """Read the configuration. Returns (config, status, errors).
 
     status is "ok", "defaults:missing", "defaults:corrupt" (not a JSON object) or
-    "defaults:invalid" (errors lists why); keys missing from an older file take their
-    defaults and unknown keys are dropped, both still "ok", so that a firmware update
-    keeps the owner's settings.
+    "defaults:invalid" (errors lists the keys refused). Keys missing from an older file take
+    their defaults and unknown keys are dropped, both still "ok", so that a firmware update
+    keeps the owner's settings. A refused key takes its default and every other key of the
+    file is kept - except pins: a refused output pin (or any output pin, when the file
+    cannot be read) is None, never a default GPIO that this board may have wired to
+    something else. With a motor pin None the launcher runs with its motor disabled.
     """
     try:
         size = os.stat(path)[6]
     except OSError:
         return dict(DEFAULTS), "defaults:missing", []
     if size > MAX_FILE_BYTES:
-        return (
-            dict(DEFAULTS),
-            "defaults:corrupt",
-            [("file", "larger than %d bytes" % MAX_FILE_BYTES)],
-        )
+        return _unread(), "defaults:corrupt", [("file", "larger than %d bytes" % MAX_FILE_BYTES)]
     try:
         with open(path) as f:
             text = f.read()
         data = json.loads(text)
     except Exception:
-        return dict(DEFAULTS), "defaults:corrupt", [("file", "not valid JSON")]
+        return _unread(), "defaults:corrupt", [("file", "not valid JSON")]
     if type(data) is not dict:
-        return dict(DEFAULTS), "defaults:corrupt", [("file", "not a JSON object")]
+        return _unread(), "defaults:corrupt", [("file", "not a JSON object")]
     cfg = dict(DEFAULTS)
+    errors = []
     for key in data:
-        if key in DEFAULTS:  # keys an older/newer firmware knew are dropped, not fatal
+        if key not in DEFAULTS:  # keys an older/newer firmware knew are dropped, not fatal
+            continue
+        reason = check_value(key, data[key], chip)
+        if reason:
+            errors.append((key, reason))
+            _refuse(cfg, key)
+        else:
             cfg[key] = data[key]
-    errors = check(cfg)
+    for _ in range(len(DEFAULTS)):  # each round refuses at least one key
+        cross = _cross(cfg)
+        if not cross:
+            break
+        for key, reason in cross:
+            errors.append((key, reason))
+            _refuse(cfg, key)
     if errors:
-        return dict(DEFAULTS), "defaults:invalid", errors
+        return cfg, "defaults:invalid", errors
     return cfg, "ok", []
+
+
+def _refuse(cfg, key):
+    cfg[key] = None if key in OUTPUT_PINS else DEFAULTS[key]
+
+
+def _unread():
+    cfg = dict(DEFAULTS)
+    for key in OUTPUT_PINS:
+        cfg[key] = None
+    return cfg
+
+
+def motor_enabled(cfg):
+    """False when the configuration leaves the motor without its pins (see load)."""
+    return cfg["motor_a_pin"] is not None and cfg["motor_b_pin"] is not None
 
 
 def save(cfg, path=FILE):
