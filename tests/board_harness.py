@@ -172,12 +172,14 @@ class Link:
         self.port.flush()
 
     def reply_to(self, req_id: Any, timeout: float = 10.0) -> dict[str, Any]:
-        """The reply with ``id`` (a line with ``ok``; an echo of the request is not one)."""
+        """The reply with ``id`` (a line with ``ok``; an echo of the request is not one).
+        ``req_id`` may be a set: a reply to any of those ids."""
+        ids = req_id if isinstance(req_id, set) else {req_id}
         deadline = time.monotonic() + timeout
         with self._cond:
             while True:
                 for i, msg in enumerate(self._queue):
-                    if "event" not in msg and "ok" in msg and msg.get("id") == req_id:
+                    if "event" not in msg and "ok" in msg and msg.get("id") in ids:
                         del self._queue[: i + 1]
                         return msg
                 left = deadline - time.monotonic()
@@ -195,12 +197,17 @@ class Link:
         self.send_raw((json.dumps({"id": req_id, "cmd": cmd, **args}) + "\n").encode())
         return self.reply_to(req_id, timeout)
 
-    def hello(self, timeout: float = 15.0) -> dict[str, Any]:
-        """``hello`` until the firmware answers (it may still be booting)."""
+    def hello(self, timeout: float = 30.0) -> dict[str, Any]:
+        """``hello`` until the firmware answers (it may still be booting, or slow: the
+        emulated chip runs below real time on a busy host); any of the hellos' replies."""
         deadline = time.monotonic() + timeout
+        ids: set[int] = set()
         while True:
+            ids.add(self._next_id)
+            self._next_id += 1
+            self.send_raw((json.dumps({"id": max(ids), "cmd": "hello"}) + "\n").encode())
             try:
-                return self.request("hello", timeout=1.0)
+                return self.reply_to(ids, timeout=3.0)
             except AssertionError:
                 if time.monotonic() > deadline:
                     raise

@@ -240,6 +240,90 @@ def test_the_watchdog_resets_a_hung_loop(board: str) -> None:
         assert fw.hello(timeout=20)["ok"]
 
 
+# The machine API as the rp2 port answers it (MicroPython v1.28.0 in the emulated RP2040):
+# the fake board must answer the same, or it hides faults the firmware would have on a Pico.
+MACHINE_SNIPPETS = {
+    # GP16/GP17 share slice 0 (one frequency); GP0 is GP16's channel (one output)
+    "pwm-slices": (
+        "from machine import PWM, Pin\n"
+        "a = PWM(Pin(16), freq=20000, duty_u16=0)\n"
+        "c = PWM(Pin(17), freq=1000, duty_u16=0)\n"
+        "print(a.freq(), c.freq())\n"
+        "d = PWM(Pin(0), freq=3000, duty_u16=1000)\n"
+        "print(a.freq(), a.duty_u16())",
+        "1000 1000\n3000 1000",
+    ),
+    "pwm-freq-range": (
+        "from machine import PWM, Pin\nm = PWM(Pin(16))\n"
+        "try:\n m.freq(5)\nexcept ValueError as e:\n print(e)",
+        "freq too small",
+    ),
+    "pin-keywords": (
+        "from machine import Pin\n"
+        "print(Pin(15, mode=Pin.IN, pull=Pin.PULL_UP, value=1, alt=-1).value())\n"
+        "try:\n Pin(15, Pin.IN, Pin.PULL_UP, foo=1)\nexcept TypeError:\n print('TypeError')",
+        "1\nTypeError",
+    ),
+    "uart-pins": (
+        "from machine import UART, Pin\n"
+        "try:\n UART(0, 9600, tx=Pin(4), rx=Pin(5))\nexcept ValueError as e:\n print(e)",
+        "bad TX pin",
+    ),
+    "reset-cause": (
+        "import machine\nprint(machine.reset_cause() == machine.PWRON_RESET)",
+        "True",
+    ),
+}
+
+
+@BOARD
+@pytest.mark.parametrize("snippet", sorted(MACHINE_SNIPPETS))
+def test_machine_api_answers_as_the_rp2_port(board: str, snippet: str) -> None:
+    import subprocess
+
+    code, want = MACHINE_SNIPPETS[snippet]
+    sim = start_board(board)
+    try:
+        _wait_running(sim)
+        out = subprocess.run(
+            [sys.executable, "-m", "mpremote", "connect", sim.port, "exec", code],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert out.stdout.replace("\r\n", "\n").strip() == want, out.stderr
+    finally:
+        sim.close()
+
+
+@BOARD
+def test_reset_cause_after_a_watchdog_reset_and_machine_reset(board: str) -> None:
+    import subprocess
+
+    sim = start_board(board)
+    try:
+        _wait_running(sim)
+        cmd = [sys.executable, "-m", "mpremote", "connect", sim.port]
+        fw = Link(sim)
+        try:
+            fw.hello()
+            fw.request("reset")  # the firmware's machine.reset()
+        finally:
+            fw.close()
+        sim.wait_hw(lambda ev: ev.get("hw") == "reset", timeout=20)
+        _wait_running(sim)
+        out = subprocess.run(
+            [*cmd, "exec", "import machine; print(machine.reset_cause() == machine.WDT_RESET)"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        # rp2's machine.reset() is a watchdog reboot: it reads WDT_RESET, as a Pico does
+        assert out.stdout.strip() == "True", out.stderr
+    finally:
+        sim.close()
+
+
 @BOARD
 def test_mpremote_raw_repl_exec_and_back(board: str) -> None:
     import subprocess

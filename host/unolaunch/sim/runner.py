@@ -260,6 +260,9 @@ class SimulatedLauncher(SimBoard):
         self._restart_at: float | None = None
         self._restart_raw = False
         self._restart_cause = "soft_reset"
+        # machine.reset_cause() of the next boot: a watchdog timeout and machine.reset() (a
+        # watchdog reboot on rp2) read WDT_RESET; power-on and the reset button, PWRON_RESET
+        self._reset_kind = "power_on"
 
     # ------------------------------------------------------------------ public API
     @property
@@ -456,12 +459,17 @@ class SimulatedLauncher(SimBoard):
         with self._lock:
             env["UNOLAUNCH_SIM_CARDS"] = str(self._cards)
         env["UNOLAUNCH_SIM_SENSOR"] = "1" if self._sensor else "0"
+        env["UNOLAUNCH_SIM_RESET_CAUSE"] = self._reset_kind
         if self._seed is not None:
             env["UNOLAUNCH_SIM_SEED"] = str(self._seed)
         return env
 
     def _spawn(self, raw: bool, cause: str = "soft_reset") -> None:
         assert self._micropython is not None and self._flash is not None
+        if cause in ("wdt", "reset") and self._hard_reset is not None:
+            self._reset_kind = cause  # the board reset itself
+        elif cause != "soft_reset":
+            self._reset_kind = "power_on"  # power, or the RUN pin (the reset button)
         master, slave = os.openpty()
         tty.setraw(slave)
         attrs = termios.tcgetattr(slave)

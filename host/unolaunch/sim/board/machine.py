@@ -13,6 +13,9 @@ SIM_SEED = WORLD.seed
 
 PWRON_RESET = 1
 WDT_RESET = 3
+# What the last hard reset was (the runner says; on rp2 machine.reset() goes through the
+# watchdog too, so both read WDT_RESET); a soft reset keeps it, as on a Pico.
+_RESET_CAUSE = WDT_RESET if WORLD.reset_cause in ("wdt", "reset") else PWRON_RESET
 
 
 class Pin:
@@ -25,7 +28,9 @@ class Pin:
     IRQ_FALLING = 4
     IRQ_RISING = 8
 
-    def __init__(self, id, mode=-1, pull=-1, value=None, **kwargs):
+    # rp2's Pin takes (id, mode, pull) and the keywords value= and alt= only (TypeError
+    # for anything else, like the port's argument parser)
+    def __init__(self, id, mode=-1, pull=-1, *, value=None, alt=-1):
         if not (type(id) is int and 0 <= id <= 29) and id != "LED":
             raise ValueError("invalid pin")  # an RP2040 has GPIO0..29 (+ "LED" on a Pico W)
         self.id = id
@@ -34,9 +39,9 @@ class Pin:
         self._handler = None
         self._trigger = 0
         self._out = 0
-        self.init(mode, pull, value)
+        self.init(mode, pull, value=value)
 
-    def init(self, mode=-1, pull=-1, value=None, **kwargs):
+    def init(self, mode=-1, pull=-1, *, value=None, alt=-1):
         if mode != -1:
             self._mode = mode
         if pull != -1:
@@ -93,17 +98,47 @@ class Pin:
         if (level and self._trigger & Pin.IRQ_RISING) or (
             not level and self._trigger & Pin.IRQ_FALLING
         ):
-            self._handler(self)
+            # rp2 pin IRQs are soft: the handler is scheduled, and the scheduler's queue
+            # holds 8 (MICROPY_SCHEDULER_DEPTH); an edge past that is lost
+            if len(WORLD.sched) < SCHED_DEPTH:
+                WORLD.sched.append((self._handler, self))
+            else:
+                WORLD.sched_lost += 1
 
     def __repr__(self):
         return "Pin(%r)" % (self.id,)
 
 
+SCHED_DEPTH = 8
+
+# RP2040 PWM: GPIO n is slice (n >> 1) & 7, channel n & 1; GPn and GPn+16 are one output and
+# the two channels of a slice share one frequency. State lives per slice/channel, as in the
+# chip: a PWM object is only a view of its channel.
+_SLICE_FREQ = {}  # slice -> Hz
+_CHANNEL_DUTY = {}  # (slice, channel) -> duty_u16
+_PWM_PINS = set()  # pins muxed to PWM
+
+
+def _channel(pin):
+    return ((pin >> 1) & 7, pin & 1)
+
+
+def _drive_channel(ch):
+    slice_ = ch[0]
+    duty = _CHANNEL_DUTY.get(ch, 0)
+    for pin in _PWM_PINS:
+        if _channel(pin) == ch:
+            WORLD.pwm_freq[pin] = _SLICE_FREQ.get(slice_, 0)
+            WORLD.set_drive(pin, duty / 65535)
+
+
 class PWM:
     def __init__(self, dest, freq=None, duty_u16=None, duty_ns=None, invert=False):
         self.pin = dest.id if isinstance(dest, Pin) else dest
-        self._freq = 1000
-        self._duty = 0
+        self._ch = _channel(self.pin)
+        _PWM_PINS.add(self.pin)
+        if self._ch[0] not in _SLICE_FREQ:
+            _SLICE_FREQ[self._ch[0]] = 1000
         self.init(freq=freq, duty_u16=duty_u16)
 
     def init(self, freq=None, duty_u16=None, duty_ns=None, invert=False):
@@ -114,34 +149,41 @@ class PWM:
 
     def freq(self, value=None):
         if value is None:
-            return self._freq
-        if not 8 <= value <= 62500000:
-            raise ValueError("freq out of range")
-        self._freq = value
-        WORLD.pwm_freq[self.pin] = value
-        if self._duty:
-            WORLD.set_drive(self.pin, self._duty / 65535)
+            return _SLICE_FREQ.get(self._ch[0], 0)
+        if value < 8:
+            raise ValueError("freq too small")
+        if value > 62500000:
+            raise ValueError("freq too large")
+        slice_ = self._ch[0]
+        _SLICE_FREQ[slice_] = value
+        _drive_channel((slice_, 0))  # both channels of the slice change frequency
+        _drive_channel((slice_, 1))
         return None
 
     def duty_u16(self, value=None):
         if value is None:
-            return self._duty
+            return _CHANNEL_DUTY.get(self._ch, 0)
         if not 0 <= value <= 65535:
             raise ValueError("duty_u16 must be 0..65535")
-        self._duty = value
-        WORLD.pwm_freq[self.pin] = self._freq
-        WORLD.set_drive(self.pin, value / 65535)
+        _CHANNEL_DUTY[self._ch] = value
+        _drive_channel(self._ch)
         return None
 
     def duty_ns(self, value=None):
-        period_ns = 1000000000 // self._freq
+        period_ns = 1000000000 // self.freq()
         if value is None:
-            return self._duty * period_ns // 65535
+            return self.duty_u16() * period_ns // 65535
         self.duty_u16(min(65535, value * 65535 // period_ns))
         return None
 
     def deinit(self):
-        self.duty_u16(0)
+        # rp2 stops the slice: the output freezes at whatever level it had (it does not
+        # go low). Modelled as high when the duty was at least half.
+        level = 1.0 if _CHANNEL_DUTY.get(self._ch, 0) >= 32768 else 0.0
+        for pin in _PWM_PINS:
+            if _channel(pin)[0] == self._ch[0]:
+                WORLD.pwm_freq[pin] = 0
+                WORLD.set_drive(pin, level if _channel(pin) == self._ch else WORLD.level(pin))
 
 
 class WDT:
@@ -192,11 +234,21 @@ class Timer:
         self._callback(self)
 
 
+_UART_TX = {0: (0, 12, 16, 28), 1: (4, 8, 20, 24)}
+_UART_RX = {0: (1, 13, 17, 29), 1: (5, 9, 21, 25)}
+
+
 class UART:
     # RP2040 has UART0 and UART1; bytes travel over simworld's UART fds (if any)
     def __init__(self, id, baudrate=9600, bits=8, parity=None, stop=1, **kwargs):
         if id not in (0, 1):
             raise ValueError("UART(%r) doesn't exist" % (id,))
+        for key, table, what in (("tx", _UART_TX, "TX"), ("rx", _UART_RX, "RX")):
+            pin = kwargs.get(key)
+            if pin is not None:
+                num = pin.id if isinstance(pin, Pin) else pin
+                if num not in table[id]:
+                    raise ValueError("bad %s pin" % what)
         self.id = id
         self.baudrate = baudrate
         self._buf = b""
@@ -231,15 +283,33 @@ class UART:
         return len(data)
 
 
+# Addresses that exist on an RP2040 (ROM, flash XIP, SRAM, APB/AHB peripherals, SIO, the
+# Cortex-M0+ registers); anything else is a bus fault on the chip.
+_MEM = ((0x00000000, 0x00004000), (0x10000000, 0x10200000), (0x20000000, 0x20042000),
+        (0x40000000, 0x40070000), (0x50000000, 0x50400000), (0xD0000000, 0xD0000200),
+        (0xE0000000, 0xE0010000))
+
+
+def _check_addr(addr):
+    if addr & 3:
+        raise ValueError("address must be aligned")
+    for lo, hi in _MEM:
+        if lo <= addr & 0xFFFFCFFF < hi:  # with the atomic set/clear/xor aliases
+            return
+    raise ValueError("no RP2040 memory at 0x%08x (a bus fault on the chip)" % addr)
+
+
 class _Mem:
     # Only the watchdog's CTRL register is modelled: a write of the ENABLE bit (bit 30) to
     # its atomic-clear alias stops the watchdog, as on the RP2040.
     def __getitem__(self, addr):
+        _check_addr(addr)
         if addr == 0x40058000:
             return (1 << 30) if WORLD.wdt_timeout is not None else 0
         return 0
 
     def __setitem__(self, addr, value):
+        _check_addr(addr)
         if addr == 0x40058000 + 0x3000 and value & (1 << 30):
             WORLD.wdt_timeout = None
 
@@ -256,7 +326,7 @@ def soft_reset():
 
 
 def reset_cause():
-    return PWRON_RESET
+    return _RESET_CAUSE
 
 
 def idle():

@@ -60,6 +60,10 @@ class World:
         fd = os.getenv("UNOLAUNCH_SIM_UART_TX_FD")
         self.uart_tx = open(int(fd), "wb") if fd else None
         self.pwm_freq = {}  # pin -> Hz of an active PWM
+        self.sched = []  # scheduled soft-IRQ handlers (machine.SCHED_DEPTH at most)
+        self.sched_lost = 0
+        # the last hard reset: "power_on", "reset" or "wdt" (the runner says)
+        self.reset_cause = os.getenv("UNOLAUNCH_SIM_RESET_CAUSE") or "power_on"
         self.irq_pins = {}  # pin number -> the fake Pin with an irq handler
         self.wdt_timeout = None
         self.wdt_fed = 0
@@ -116,6 +120,18 @@ class World:
             self.reset("wdt")
         for t in self.timers:
             t._due(now)
+        self.run_scheduled()
+
+    def run_scheduled(self):
+        """Run the soft-IRQ handlers the pins scheduled (rp2 runs them between bytecodes;
+        here, whenever the firmware touches the hardware)."""
+        while self.sched:
+            handler, pin = self.sched.pop(0)
+            handler(pin)
+
+    def level(self, pin):
+        """The drive a pin has now (0..1)."""
+        return self.launcher.drive.get(pin, 0.0)
 
     # -- the control channel ---------------------------------------------------
     def _read_ctl(self):
