@@ -7,10 +7,10 @@ on its output: the motor starts before the press is announced, every deadline of
 from the motor's start, lines the port cannot take are queued (the oldest waiting ones dropped
 and counted), and a line reaches the host whole or not at all.
 
-Three levels: the writer (``launcher/outbox.py``) and the launcher logic under CPython against
-a port that promises what rp2 promises; the whole firmware on the unix board behind a stdout
-pipe the test stops reading and fills up (a full TX FIFO, deterministically); and the
-simulator's ``stall()``/``unstall()`` over a pty, as a host sees it.
+Three levels: the writer (``Outbox`` in ``launcher/protocol.py``) and the launcher logic under
+CPython against a port that promises what rp2 promises; the whole firmware on the unix board
+behind a stdout pipe the test stops reading and fills up (a full TX FIFO, deterministically);
+and the simulator's ``stall()``/``unstall()`` over a pty, as a host sees it.
 """
 
 from __future__ import annotations
@@ -45,24 +45,34 @@ STALL_S = 5.0  # longer than the watchdog (wdt_ms 3000)
 
 class FakeCdc:
     """A connected USB CDC port as the rp2 port shows it to Python: ``room`` bytes free in the
-    TX FIFO; ``writable()`` (POLLOUT) promises only that one byte is free, so a write of more
-    than one byte, or with no room, is one that could wait 500 ms and then be cut: a failure."""
+    TX FIFO. Its ``ipoll`` (a select.poll with the port registered for POLLOUT) reports the
+    port while one byte is free, which is all it promises: a write of more than ``promise``
+    bytes, or to a full FIFO, is one that could wait 500 ms and then be cut - a failure. With
+    ``promise`` > 1 it is a unix pipe or pty instead (POLLOUT: at least that much room), and a
+    write larger than the room takes what fits."""
 
-    def __init__(self, room: int = 256) -> None:
+    def __init__(self, room: int = 256, promise: int = 1) -> None:
         self.room = room
+        self.promise = promise
         self.sent = bytearray()  # everything the host has been given, in order
         self.writes = 0
+        self.fail = 0  # the next writes that raise OSError (the unix port, nobody reading)
 
-    def writable(self) -> bool:
-        return self.room > 0
+    def ipoll(self, timeout: int) -> list[tuple[Any, int]]:
+        assert timeout == 0, "the loop must never wait for the port"
+        return [(self, select.POLLOUT)] if self.room >= self.promise else []
 
-    def write(self, buf: bytes | bytearray) -> int:
-        assert len(buf) == 1, f"a {len(buf)}-byte write: POLLOUT promises one byte"
-        assert self.room > 0, "a write to a full port would wait 500 ms"
-        self.room -= 1
-        self.sent += buf
+    def write(self, buf: bytes | bytearray | memoryview) -> int:
+        if self.fail:
+            self.fail -= 1
+            raise OSError(32, "EPIPE")
+        assert len(buf) <= self.promise, f"a {len(buf)}-byte write: POLLOUT promised less"
+        assert self.room > 0, "a write to a full port would wait"
+        took = min(len(buf), self.room)
+        self.room -= took
+        self.sent += bytes(buf[:took])
         self.writes += 1
-        return 1
+        return took
 
     def lines(self) -> list[dict[str, Any]]:
         """What the host read, as JSON lines; every line must parse (no fragment)."""
@@ -71,53 +81,79 @@ class FakeCdc:
         return [json.loads(raw) for raw in text.split(b"\n")[:-1]]
 
 
-def make_outbox(port: FakeCdc, max_bytes: int = 400) -> Any:
-    from launcher.outbox import Outbox
-
-    return Outbox(port.writable, port.write, chunk=1, max_bytes=max_bytes)
+def make_outbox(port: FakeCdc, max_bytes: int = 400, chunk: int = 1) -> Any:
+    box = protocol.Outbox(port, port.write)
+    box.chunk = chunk
+    box.max_bytes = max_bytes
+    return box
 
 
 def line(i: int, pad: int = 30) -> str:
     return protocol.encode({"event": "tick", "i": i, "pad": "x" * pad})
 
 
-def test_outbox_writes_one_byte_per_promise_and_every_line_whole() -> None:
-    port = FakeCdc(room=7)
-    box = make_outbox(port, max_bytes=10_000)
+@pytest.mark.parametrize(("promise", "chunk"), [(1, 1), (256, 256)], ids=["rp2", "unix"])
+def test_outbox_writes_what_poll_promises_and_every_line_whole(promise: int, chunk: int) -> None:
+    port = FakeCdc(room=7, promise=promise)
+    box = make_outbox(port, max_bytes=100_000, chunk=chunk)
     rng = random.Random(1)
     for i in range(40):
-        box.put(line(i, pad=rng.randrange(0, 200)))
+        box.write(line(i, pad=rng.randrange(0, 600)))
         for _ in range(rng.randrange(0, 3)):
-            port.room += rng.randrange(0, 50)  # the host reads a little, now and then
+            port.room += rng.randrange(0, 700)  # the host reads a little, now and then
             box.flush()
-    while box.pending():
-        port.room += 13
+    while box._q:
+        port.room += 300
         box.flush()
     assert [m["i"] for m in port.lines()] == list(range(40))
     assert all("dropped" not in m for m in port.lines())
-    assert box.dropped_total == 0
 
 
 def test_outbox_never_waits_on_a_full_port_and_drops_the_oldest_waiting_lines() -> None:
     port = FakeCdc(room=0)  # connected, the host reads nothing
     box = make_outbox(port, max_bytes=400)
     for i in range(30):
-        box.put(line(i))  # each returns at once: nothing is written to a full port
-    assert port.writes == 0 and 0 < box.pending() <= 400 + 16
+        box.write(line(i))  # each returns at once: nothing is written to a full port
+    assert port.writes == 0 and sum(len(b) for b in box._q) <= 400
     port.room = 100_000  # the host reads again
     box.flush()
     got = port.lines()
     kept = [m["i"] for m in got]
-    assert kept == list(range(30 - len(got), 30))  # the newest survive, in order
-    assert got[0]["dropped"] == 30 - len(got) == box.dropped_total  # the gap, on the next line
-    assert all("dropped" not in m for m in got[1:])
+    # the line at the head (the next to go) stays; behind it the newest survive, in order
+    assert kept == [0, *range(30 - len(got) + 1, 30)]
+    assert got[1]["dropped"] == 30 - len(got)  # the gap, on the first line after it
+    assert all("dropped" not in m for m in got[:1] + got[2:])
+    box.write(line(30))
+    assert "dropped" not in port.lines()[-1]  # counted once
+
+
+def test_outbox_keeps_the_count_when_a_write_takes_nothing_after_a_gap() -> None:
+    port = FakeCdc(room=3)
+    box = make_outbox(port, max_bytes=200)
+    for i in range(10):
+        box.write(line(i))  # three bytes of line 0 go, then lines 1.. pile up and drop
+    port.room = len(line(0)) + 1 - 3  # exactly the rest of line 0
+    box.flush()
+    port.fail = 1  # the next line's first write fails (a rp2 timeout, a unix EPIPE)
+    port.room = 1
+    box.flush()
+    assert port.fail == 0 and port.room == 1
+    port.room = 0
+    for i in range(10, 20):
+        box.write(line(i))  # more drops, behind the line that carries the first count
+    port.room = 100_000
+    box.flush()
+    got = port.lines()
+    dropped = sum(m.get("dropped", 0) for m in got)
+    assert len(got) + dropped == 20 and dropped > 0
+    assert [m["i"] for m in got] == sorted(m["i"] for m in got)
 
 
 def test_outbox_never_cuts_the_line_it_has_started() -> None:
     port = FakeCdc(room=5)  # five bytes of the first line go out, then the FIFO is full
     box = make_outbox(port, max_bytes=200)
     for i in range(20):
-        box.put(line(i))
+        box.write(line(i))
     assert bytes(port.sent) == line(0).encode()[:5]
     port.room = 100_000
     box.flush()
@@ -127,29 +163,16 @@ def test_outbox_never_cuts_the_line_it_has_started() -> None:
     assert [m["i"] for m in got[1:]] == list(range(20 - len(got) + 1, 20))
 
 
-def test_outbox_a_port_that_takes_nothing_loses_no_byte_and_a_long_line_still_goes() -> None:
-    taken: list[int] = []
-
-    def write(buf: bytes | bytearray) -> int:
-        taken.append(buf[0])
-        return 0 if len(taken) % 3 else 1  # two writes in three take nothing (a timeout)
-
-    sent = bytearray()
-
-    def write_and_keep(buf: bytes | bytearray) -> int:
-        n = write(buf)
-        if n:
-            sent.extend(buf)
-        return n
-
-    from launcher.outbox import Outbox
-
-    box = Outbox(lambda: True, write_and_keep, chunk=1, max_bytes=64)
+def test_outbox_a_failing_write_loses_no_byte_and_a_long_line_still_goes() -> None:
+    port = FakeCdc(room=100_000)
+    box = make_outbox(port, max_bytes=64)
+    port.fail = 3  # the unix port's EPIPE/EIO: the bytes stay, the loop goes on
     long = protocol.encode({"event": "long", "pad": "y" * 500})
-    box.put(long)  # longer than max_bytes on its own: kept, since it is the newest
-    while box.pending():
+    box.write(long)  # longer than max_bytes on its own: kept, since it is the newest
+    assert port.sent == b""
+    for _ in range(3):
         box.flush()
-    assert bytes(sent) == long.encode() + b"\n"
+    assert bytes(port.sent) == long.encode() + b"\n" and not box._q
 
 
 # -- the launcher logic, under CPython --------------------------------------------
@@ -193,7 +216,8 @@ def test_the_motor_runs_before_the_press_is_announced() -> None:
     rig.l.on_press(10, 11)  # standalone
     rig.req("arm", player="Ann", presses=2, mode="exact", cards=3)
     rig.l.tick(500)
-    rig.sensor.count += 40  # type: ignore[union-attr]
+    assert rig.sensor is not None
+    rig.sensor.count += 40
     rig.l.tick(501)
     rig.l.on_press(600, 601)  # hosted
     presses = rig.events("press")
@@ -283,7 +307,8 @@ class PipeHost:
         self.hw: list[dict[str, Any]] = []
         self._next_id = 1
         self._threads = [
-            threading.Thread(target=target, daemon=True) for target in (self._read_out, self._read_hw)
+            threading.Thread(target=target, daemon=True)
+            for target in (self._read_out, self._read_hw)
         ]
         for t in self._threads:
             t.start()

@@ -6,17 +6,21 @@ import sys
 
 import machine
 
-from launcher.outbox import Outbox
+from launcher.protocol import Outbox
 
 PIN_IN = machine.Pin.IN
 PULL_UP = machine.Pin.PULL_UP
 IRQ_RISING = machine.Pin.IRQ_RISING
 IRQ_FALLING = machine.Pin.IRQ_FALLING
 
-# USB output (launcher/outbox.py): after a POLLOUT the rp2 port promises one free byte of its
-# TX FIFO, so one byte per write; what waits for the host is bounded by TX_QUEUE_BYTES.
-TX_CHUNK = 1
-TX_QUEUE_BYTES = 2048
+# USB output (Outbox in launcher/protocol.py): the bytes per write that a POLLOUT on
+# sys.stdout promises to take at once. The rp2 port promises one free byte of its TX FIFO.
+# The unix port under the simulator (sys.platform "linux") writes to a pipe or a pty: Linux
+# reports POLLOUT on a pipe while a 4 KiB pipe buffer is free (a write <= PIPE_BUF then
+# completes at once), on a pty while its flip buffers are under their memory limit (so a new
+# one of up to TTY_BUFFER_PAGE, 1792 bytes, can still be had): 256 never waits on either,
+# and is 256 times fewer writes.
+TX_CHUNK = 256 if sys.platform == "linux" else 1
 
 # RP2040/RP2350 watchdog CTRL register, through the "atomic clear" alias (+0x3000). The
 # MicroPython WDT cannot be stopped, but the REPL must survive a Ctrl-C for mpremote to flash
@@ -112,8 +116,11 @@ class Uart:
         self._uart.write(text + "\n")
 
 
-class Serial:
-    """The USB serial port (sys.stdin/sys.stdout), read and written without ever blocking."""
+class Serial(Outbox):
+    """The USB serial port (sys.stdin/sys.stdout), read and written without ever blocking.
+    write(text)/flush(): see launcher/protocol.py, Outbox."""
+
+    chunk = TX_CHUNK
 
     def __init__(self):
         self._poll = select.poll()
@@ -124,9 +131,9 @@ class Serial:
         # output: its own poll object (with stdout in self._poll, wait() would never idle);
         # sys.stdout.buffer writes raw bytes (sys.stdout.write turns "\n" into a second
         # write of "\r\n") and returns what the port took
-        self._tx_poll = select.poll()
-        self._tx_poll.register(sys.stdout, select.POLLOUT)
-        self._tx = Outbox(self._writable, sys.stdout.buffer.write, TX_CHUNK, TX_QUEUE_BYTES)
+        tx = select.poll()
+        tx.register(sys.stdout, select.POLLOUT)
+        Outbox.__init__(self, tx, sys.stdout.buffer.write)
 
     def wait(self, timeout_ms):
         """Sleep until input arrives or timeout_ms passes (the loop's idle)."""
@@ -152,23 +159,3 @@ class Serial:
         data = bytes(buf)
         self._buf = bytearray()
         return data
-
-    def _writable(self):
-        for _, events in self._tx_poll.ipoll(0):
-            return bool(events & select.POLLOUT)
-        return False
-
-    def write(self, text):
-        """One line: sent now as far as the port takes it, the rest by flush()."""
-        try:
-            self._tx.put(text)
-        except OSError:  # only on the unix port: nobody will ever read stdout again
-            self._tx.discard()
-
-    def flush(self):
-        """Send what waits, as far as the port takes it now; returns the bytes written."""
-        try:
-            return self._tx.flush()
-        except OSError:
-            self._tx.discard()
-            return 0

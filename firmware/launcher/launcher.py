@@ -111,12 +111,9 @@ class Launcher:
             cards = self._plan(a["mode"], a["cards"])
             if a["mode"] != "until_card" or cards:
                 a["owed"] -= 1  # Wild Hit Fire: a blank press does not count (ATK rules)
-            press = {"n": n, "player": a["player"], "owed": a["owed"], "mode": a["mode"]}
-            self._start(start, n, a["player"], a["mode"], cards, a, press)
+            self._start(start, n, a["player"], a["mode"], cards, a, True)
         else:
-            cards = self.pattern.press()
-            press = {"n": n, "player": None, "owed": None, "mode": "random"}
-            self._start(start, n, None, "random", cards, None, press)
+            self._start(start, n, None, "random", self.pattern.press(), None, True)
 
     def _plan(self, mode, cards):
         if mode == "exact":
@@ -124,8 +121,8 @@ class Launcher:
         return self.pattern.press()
 
     # -- bursts ----------------------------------------------------------------
-    def _start(self, now, n, player, mode, cards, arming, press=None):
-        """A burst starting at `now`: the motor first, then the `press` event (a press's),
+    def _start(self, now, n, player, mode, cards, arming, press=False):
+        """A burst starting at `now`: the motor first, then (for a press) the `press` event,
         so the roller never waits on the serial port; the burst's deadlines (jam_ms, the
         open-loop run, burst_max_ms) all run from the motor's start."""
         b = {
@@ -141,9 +138,10 @@ class Launcher:
         if cards:
             self.burst = b
             self.motor.start(now)
-        if press is not None:
+        if press:
             self.feedback.ding(now)
-            self._event("press", press)
+            owed = arming["owed"] if arming else None
+            self._event("press", {"n": n, "player": player, "owed": owed, "mode": mode})
         if not cards:
             self.feedback.suspense(self.pattern.blanks, now)
             self._finish(b, 0, True, None)

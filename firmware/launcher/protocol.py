@@ -1,6 +1,6 @@
 # The serial protocol (docs/protocol.md): newline-delimited JSON framing, request
-# validation and reply/event encoding. No I/O: feed(bytes) -> lines, parse(line) -> request
-# or error reply, encode(dict) -> text line.
+# validation and reply/event encoding. No I/O of its own: feed(bytes) -> lines, parse(line)
+# -> request or error reply, encode(dict) -> text line, Outbox: lines out to a port.
 import json
 
 PROTOCOL = 1
@@ -80,6 +80,86 @@ class LineReader:
             self._buf = bytearray()
             if line:
                 out.append(line)
+
+
+# Output framing: lines out to a port without ever making the loop wait (docs/protocol.md,
+# "Framing"). The port is a poll object and a write function (board.Serial: USB serial).
+#
+# Why `chunk` is 1 on a Pico (MicroPython v1.28 rp2 port): a write to the USB serial port while
+# a host holds it open (DTR set) takes what fits in the 256-byte TX FIFO, then waits up to
+# MICROPY_HW_USB_CDC_TX_TIMEOUT (500 ms) for the host to make room and drops the rest
+# (mp_usbd_cdc_tx_strn, shared/tinyusb/mp_usbd_cdc.c), and select.poll on sys.stdout reports
+# POLLOUT as soon as ONE byte is free (mp_usbd_cdc_poll_interfaces: tud_cdc_write_available()
+# > 0). Nothing else in the loop writes to the port, so the free space only grows between the
+# poll and the write: `chunk` bytes after a POLLOUT never wait when the port promises that
+# many. With no host (DTR clear) POLLOUT is always set and the FIFO overwrites its oldest
+# bytes: nothing waits, as before.
+#
+# Why a line is never cut: the write returns what the port took, and a line that has started
+# is finished (across loop iterations if need be) before the next one begins. So the host gets
+# every line whole, perhaps late, or not at all - never a fragment to resynchronise on.
+#
+# At most max_bytes wait (the line being sent included). Past that the OLDEST line behind the
+# one being sent is dropped - never that one, the host may have its start already: the newest
+# lines say where the launcher is now (the last eject, done, a fault), and a reply to a
+# request sent once the host reads again is among them. The line right after a gap carries
+# "dropped": N, the lines lost just before it, so the host knows to ask `status`.
+class Outbox:
+    """Lines (JSON objects) out to a port. `tx`: a select.poll with the port registered for
+    POLLOUT - any event means it takes `chunk` bytes now; put(buf): writes bytes, returns how
+    many the port took (0/None: none)."""
+
+    chunk = 1  # bytes per write (board.py: what a POLLOUT promises on this port)
+    max_bytes = 2048  # waiting for the host at most (about 10 lines)
+
+    def __init__(self, tx, put):
+        self._tx = tx
+        self._put = put
+        self._q: list = []  # lines (bytes, with their newline), oldest first; [0] being sent
+        self._size = 0  # bytes in _q
+        self._pos = 0  # bytes of _q[0] written
+        self._gap = 0  # lines dropped right behind _q[0]
+
+    def write(self, text):
+        """Queue one line (without its newline) and write what the port takes now."""
+        q = self._q
+        line = (text + "\n").encode()
+        while len(q) > 1 and self._size + len(line) > self.max_bytes:
+            self._size -= len(q.pop(1))
+            self._gap += 1
+        q.append(line)
+        self._size += len(line)
+        self.flush()
+
+    def flush(self):
+        """Write what the port takes now, never waiting; returns the bytes written."""
+        n = 0
+        q = self._q
+        while q:
+            ready = False
+            for _ in self._tx.ipoll(0):
+                ready = True
+            if not ready:
+                break
+            line = q[0]
+            pos = self._pos
+            try:
+                took = self._put(memoryview(line)[pos : pos + self.chunk])
+            except OSError:  # only on the unix port, nobody reading stdout: it waits, bounded
+                took = 0
+            if not took:
+                break  # the port took nothing after all: the same bytes go next time
+            n += took
+            self._pos = pos = pos + took
+            if pos >= len(line):
+                self._size -= len(q.pop(0))
+                self._pos = 0
+                if self._gap:  # lines were dropped behind that one: the next says how many
+                    line = q[0]
+                    q[0] = line[:-2] + b', "dropped": %d}\n' % self._gap
+                    self._size += len(q[0]) - len(line)
+                    self._gap = 0
+        return n
 
 
 def error(req_id, code, message, **extra):
