@@ -412,8 +412,13 @@ def test_rp2040_stall_does_not_reset_or_lose_presses() -> None:
         fw.sim.stall()
         t0 = time.monotonic()
         for _ in range(presses):
+            # the next player presses once the last burst is over (a press during a burst
+            # is a foul, not a lost press): wait for this press's motor to start and stop
+            seen = len(fw.sim.hw_events())
             fw.control("press")
-            time.sleep(0.8)
+            fw.sim.wait_hw(
+                lambda ev: ev.get("hw") == "motor" and ev.get("dir") == 0, timeout=20, start=seen
+            )
         time.sleep(max(0.0, 5.0 - (time.monotonic() - t0)))
         fw.sim.unstall()
         with contextlib.suppress(AssertionError):
