@@ -180,14 +180,25 @@ def test_config_survives_a_reboot_and_bad_files_fall_back_to_defaults(tmp_path: 
         assert hello["config_errors"][0]["key"] == "motor_pwm_hz"
 
 
-def test_unusable_pin_config_runs_on_defaults_and_says_why() -> None:
-    # GPIO 40 exists on an RP2350B, so the config is valid, but this board is an RP2040
-    for key in ("buzzer_pin", "motor_a_pin"):
-        with Firmware(config={key: 40}) as fw:
-            hello = fw.request("hello")
-            assert hello["config_status"] == "defaults:unusable"
-            assert "invalid pin" in hello["config_errors"][0]["reason"]
-            assert fw.request("config_get")["config"][key] == DEFAULTS[key]
+def test_pins_this_chip_lacks_never_fall_back_to_default_pins() -> None:
+    # GPIO 40 exists on an RP2350B, not on this RP2040 board (issue 14 faults 2 and 6): the
+    # key is refused, every other setting kept, and no default GPIO is driven instead
+    with Firmware(config={"buzzer_pin": 40, "beep_hz": 3100}) as fw:
+        hello = fw.request("hello")
+        assert hello["config_status"] == "defaults:invalid" and hello["motor"] == "ok"
+        assert "GPIO 40" in hello["config_errors"][0]["reason"]
+        cfg = fw.request("config_get")["config"]
+        assert cfg["buzzer_pin"] is None and cfg["beep_hz"] == 3100
+    with Firmware(config={"motor_a_pin": 40}) as fw:
+        hello = fw.request("hello")
+        assert hello["config_status"] == "defaults:invalid" and hello["motor"] == "disabled"
+        assert fw.request("config_get")["config"]["motor_a_pin"] is None
+        fw.request("arm", player="Ann", mode="exact", cards=1)
+        fw.control("press")
+        fw.wait_event("press")
+        time.sleep(0.3)
+        motor = [ev for ev in fw.hw_events(0.2) if ev["hw"] == "motor"]
+        assert all(ev["duty"] == 0 for ev in motor), motor  # GP16/17 never driven
 
 
 def _firmware_proc(flash: Path, ctl_lines: str, hw_w: int, ctl_r: int) -> subprocess.Popen[bytes]:
@@ -298,7 +309,8 @@ def test_fake_watchdog_resets_a_stalled_program(tmp_path: Path) -> None:
 
 def test_ram_after_boot_in_a_pico_sized_heap_and_loop_figures() -> None:
     # a budget, not a timing: with -X heapsize=192K the firmware itself may take at most
-    # 56 KB (192 - 56 = 136 KB free). The fake machine module and the launcher physics
+    # 64 KB of this 64-bit heap (192 - 64 = 128 KB free; on the Pico's 32-bit heap it is
+    # about two thirds of that: tests/test_boards.py checks the rp2 port's own figure). The fake machine module and the launcher physics
     # count against us here (on a Pico they are native or absent), so their own share is
     # measured and added back. tests/test_boards.py checks the real rp2 port's figure.
     fake = _fake_board_bytes()
@@ -309,8 +321,8 @@ def test_ram_after_boot_in_a_pico_sized_heap_and_loop_figures() -> None:
         fw.wait_event("eject")
         perf = fw.request("status", perf=True)["perf"]
         assert 12 * 1024 < fake < 40 * 1024, fake
-        assert perf["mem_free_boot"] + fake >= 136 * 1024, (perf, fake)
-        assert perf["mem_free"] + fake >= 131 * 1024, (perf, fake)  # and after a burst
+        assert perf["mem_free_boot"] + fake >= 128 * 1024, (perf, fake)
+        assert perf["mem_free"] + fake >= 123 * 1024, (perf, fake)  # and after a burst
         assert perf["iterations"] > 0 and perf["step_us_max"] >= perf["step_us_avg"] > 0
         # the press is acted on in the iteration that completes the debounce
         assert 1 <= perf["press_to_motor_iters"] <= 200

@@ -35,10 +35,13 @@ class App:
             )
             self.links.append((uart, protocol.LineReader()))
         self.button = Button(board.input_pin(cfg["button_pin"]), cfg["debounce_ms"])
-        self.motor = Motor(
-            board.pwm(cfg["motor_a_pin"], cfg["motor_pwm_hz"]),
-            board.pwm(cfg["motor_b_pin"], cfg["motor_pwm_hz"]),
-        )
+        if config.motor_enabled(cfg):
+            self.motor = Motor(
+                board.pwm(cfg["motor_a_pin"], cfg["motor_pwm_hz"]),
+                board.pwm(cfg["motor_b_pin"], cfg["motor_pwm_hz"]),
+            )
+        else:  # no usable motor pins: run the protocol, drive nothing (hello says so)
+            self.motor = Motor(board.NoPWM(), board.NoPWM())
         self.motor.configure(cfg)
         sensor = None
         if cfg["sensor_pin"] is not None:
@@ -71,6 +74,7 @@ class App:
             "config_status": status,
             "config_errors": [{"key": k, "reason": r} for k, r in errors],
             "max_line": protocol.MAX_LINE,
+            "motor": "ok" if config.motor_enabled(cfg) else "disabled",
         }
         self.launcher = Launcher(
             cfg,
@@ -204,21 +208,23 @@ class App:
 
 
 def _unusable(exc):
-    return dict(config.DEFAULTS), "defaults:unusable", [("config", repr(exc)[:100])]
+    # this board refused the pins: drive none of them (the motor disabled), say why
+    return config.no_outputs(), "defaults:unusable", [("config", repr(exc)[:100])]
 
 
 def main():
     """Boot: motor off, config, safe-mode check, then the launcher loop."""
     try:
+        config.CHIP = board.config_chip()
         cfg, status, errors = config.load()
     except Exception as e:  # never expected; but a bad file must not stop the launcher
-        cfg, status, errors = dict(config.DEFAULTS), "defaults:corrupt", [("file", repr(e)[:100])]
+        cfg, status, errors = config.no_outputs(), "defaults:corrupt", [("file", repr(e)[:100])]
     try:
         board.motor_pins_low(cfg)
         held = board.button_held(cfg)
     except Exception as e:
-        # a configuration this board cannot honour (say, a pin it does not have): run on
-        # the defaults and say why in hello
+        # a configuration this board cannot honour (say, a pin it does not have): run with
+        # no outputs (the motor disabled) and say why in hello
         cfg, status, errors = _unusable(e)
         board.motor_pins_low(cfg)
         held = board.button_held(cfg)

@@ -45,10 +45,28 @@ def name():
     return chip()
 
 
+def config_chip():
+    """The chip name config.py narrows pins to (None where it cannot tell the package:
+    an RP2350 may be the A or the B)."""
+    c = chip()
+    return c if c == "rp2040" else None
+
+
 def motor_pins_low(cfg):
     """First thing at boot: both H-bridge inputs low, before anything else can fail."""
     for key in ("motor_a_pin", "motor_b_pin"):
-        machine.Pin(cfg[key], machine.Pin.OUT, value=0)
+        if cfg[key] is not None:  # None: the motor is disabled, its pins unknown
+            machine.Pin(cfg[key], machine.Pin.OUT, value=0)
+
+
+class NoPWM:
+    """A motor output that drives nothing: the motor is disabled (no usable pins)."""
+
+    def duty_u16(self, value=None):
+        return 0
+
+    def deinit(self):
+        pass
 
 
 def input_pin(num):

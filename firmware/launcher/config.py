@@ -55,6 +55,9 @@ RESTART_KEYS = PIN_KEYS + UART_KEYS + ("motor_pwm_hz", "sensor_blocked_value", "
 ABS_MAX_BURST_MS = 10000
 MAX_PIN = 47  # RP2350B has GPIO0..47; the RP2040 stops at 29
 REQUIRED_PINS = ("button_pin", "motor_a_pin", "motor_b_pin")
+# The chip this firmware runs on (app.py sets it at boot from board.chip()); None: not
+# known (the host validating a file), which allows every GPIO up to MAX_PIN.
+CHIP = None
 # Outputs: never driven on a guess (a board wired to other pins may have anything there).
 OUTPUT_PINS = ("motor_a_pin", "motor_b_pin", "buzzer_pin", "led_pin")
 # The GPIOs each chip has for the launcher: (highest GPIO, GPIOs the Pico board itself uses:
@@ -93,6 +96,8 @@ def _is_int(v):
 
 
 def _gpio_reason(value, chip):
+    if chip is None:
+        chip = CHIP
     top, board = _CHIP_PINS.get(chip, (MAX_PIN, ()))
     if not _is_int(value) or value < 0 or value > top:
         return "GPIO %r: must be a GPIO number 0..%d%s" % (
@@ -263,15 +268,15 @@ def load(path=FILE, chip=None):
     except OSError:
         return dict(DEFAULTS), "defaults:missing", []
     if size > MAX_FILE_BYTES:
-        return _unread(), "defaults:corrupt", [("file", "larger than %d bytes" % MAX_FILE_BYTES)]
+        return no_outputs(), "defaults:corrupt", [("file", "larger than %d bytes" % MAX_FILE_BYTES)]
     try:
         with open(path) as f:
             text = f.read()
         data = json.loads(text)
     except Exception:
-        return _unread(), "defaults:corrupt", [("file", "not valid JSON")]
+        return no_outputs(), "defaults:corrupt", [("file", "not valid JSON")]
     if type(data) is not dict:
-        return _unread(), "defaults:corrupt", [("file", "not a JSON object")]
+        return no_outputs(), "defaults:corrupt", [("file", "not a JSON object")]
     cfg = dict(DEFAULTS)
     errors = []
     for key in data:
@@ -299,7 +304,10 @@ def _refuse(cfg, key):
     cfg[key] = None if key in OUTPUT_PINS else DEFAULTS[key]
 
 
-def _unread():
+def no_outputs():
+    """The defaults with no output pin at all: what runs when the file cannot be read or its
+    pins cannot be used (the motor disabled, nothing driven on a GPIO the owner did not
+    choose); inputs keep their defaults (an input with a pull-up harms nothing)."""
     cfg = dict(DEFAULTS)
     for key in OUTPUT_PINS:
         cfg[key] = None
