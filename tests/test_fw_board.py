@@ -309,10 +309,10 @@ def test_fake_watchdog_resets_a_stalled_program(tmp_path: Path) -> None:
 
 def test_ram_after_boot_in_a_pico_sized_heap_and_loop_figures() -> None:
     # a budget, not a timing: with -X heapsize=192K the firmware itself may take at most
-    # 64 KB of this 64-bit heap (192 - 64 = 128 KB free; on the Pico's 32-bit heap it is
-    # about two thirds of that: tests/test_boards.py checks the rp2 port's own figure). The fake machine module and the launcher physics
-    # count against us here (on a Pico they are native or absent), so their own share is
-    # measured and added back. tests/test_boards.py checks the real rp2 port's figure.
+    # 64 KB of this 64-bit heap (192 - 64 = 128 KB free). The fake machine module and the
+    # launcher physics count against us here (on a Pico they are native or absent), so their
+    # own share is measured and added back. tests/test_boards.py checks the rp2 port's own
+    # figure on its 32-bit heap.
     fake = _fake_board_bytes()
     with Firmware(heap="192K") as fw:
         fw.wait_event("boot")
