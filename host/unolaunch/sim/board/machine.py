@@ -285,9 +285,15 @@ class UART:
 
 # Addresses that exist on an RP2040 (ROM, flash XIP, SRAM, APB/AHB peripherals, SIO, the
 # Cortex-M0+ registers); anything else is a bus fault on the chip.
-_MEM = ((0x00000000, 0x00004000), (0x10000000, 0x10200000), (0x20000000, 0x20042000),
-        (0x40000000, 0x40070000), (0x50000000, 0x50400000), (0xD0000000, 0xD0000200),
-        (0xE0000000, 0xE0010000))
+_MEM = (
+    (0x00000000, 0x00004000),
+    (0x10000000, 0x10200000),
+    (0x20000000, 0x20042000),
+    (0x40000000, 0x40070000),
+    (0x50000000, 0x50400000),
+    (0xD0000000, 0xD0000200),
+    (0xE0000000, 0xE0010000),
+)
 
 
 def _check_addr(addr):
