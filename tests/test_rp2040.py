@@ -136,3 +136,14 @@ def test_sim_board_rp2040_is_a_launcher_mpremote_opens(tmp_path: Path) -> None:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+@pytest.mark.parametrize("board", ["unix", "rp2040"])
+def test_sim_flash_dir_that_is_a_file_is_one_clear_line(
+    run_cli: RunCli, tmp_path: Path, board: str
+) -> None:
+    afile = tmp_path / "flash"
+    afile.write_text("not a folder")
+    out = run_cli("sim", "--board", board, "--flash-dir", str(afile), input="", timeout=60)
+    assert out.returncode == 1
+    assert out.stderr == f"unolaunch: --flash-dir {afile} is a file, not a folder: choose a folder\n"

@@ -303,6 +303,11 @@ class SimBoard:
         """The USB host reads the board's output again (after :meth:`stall`)."""
         self._command("unstall", wait=True)
 
+    def _check_flash_dir(self) -> None:
+        flash = self._flash_arg
+        if flash is not None and flash.exists() and not flash.is_dir():
+            raise SimError(f"--flash-dir {flash} is a file, not a folder: choose a folder")
+
     def _check_link(self, tmp: Path) -> None:
         if self._link_arg is not None and self._link_arg.exists():
             raise SimError(

@@ -275,6 +275,7 @@ class SimulatedLauncher(SimBoard):
         """Prepare the flash, open the device and boot the board; returns ``self``."""
         if self._thread is not None:
             raise SimError("this simulated launcher is already running")
+        self._check_flash_dir()
         self._micropython = self._micropython or find_micropython()
         self._tmp = tempfile.TemporaryDirectory(prefix="unolaunch-sim-")
         tmp = Path(self._tmp.name)

@@ -299,6 +299,7 @@ class Rp2040Launcher(SimBoard):
         """Prepare the flash, open the device and boot the board; returns ``self``."""
         if self._thread is not None:
             raise SimError("this simulated launcher is already running")
+        self._check_flash_dir()
         files = find_rp2_files(self._rp2_dir)
         node = find_node()
         package = ensure_rp2040js()
@@ -340,8 +341,6 @@ class Rp2040Launcher(SimBoard):
     def _prepare_image(self, files: Rp2Files) -> Path:
         flash = self._flash
         assert flash is not None
-        if flash.exists() and not flash.is_dir():
-            raise SimError(f"--flash-dir {flash} is a file, not a folder: choose a folder")
         flash.mkdir(parents=True, exist_ok=True)
         path = flash / "flash.bin"
         if path.exists():
