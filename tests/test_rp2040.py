@@ -146,4 +146,5 @@ def test_sim_flash_dir_that_is_a_file_is_one_clear_line(
     afile.write_text("not a folder")
     out = run_cli("sim", "--board", board, "--flash-dir", str(afile), input="", timeout=60)
     assert out.returncode == 1
-    assert out.stderr == f"unolaunch: --flash-dir {afile} is a file, not a folder: choose a folder\n"
+    want = f"unolaunch: --flash-dir {afile} is a file, not a folder: choose a folder\n"
+    assert out.stderr == want
