@@ -680,7 +680,9 @@ def hello(port: str, timeout: float = HELLO_TIMEOUT_S) -> dict[str, Any]:
     last: Exception | None = None
     while time.monotonic() < deadline:
         try:
-            client = open_launcher(port, timeout=0.5)
+            # a Pico answers in milliseconds, but a busy host or an emulated chip may take a
+            # second or two: a short per-attempt timeout would throw away each late reply
+            client = open_launcher(port, timeout=min(3.0, max(0.5, deadline - time.monotonic())))
         except LinkError as exc:
             last = exc
             time.sleep(0.2)
