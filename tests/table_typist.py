@@ -59,7 +59,11 @@ class Typist:
         rng = self.rng
         s = table.session
         if prompt.startswith("Cards left"):
-            return rng.choice([str(rng.randrange(0, 40)), "r5 g7", "none", "y2"])
+            return self.hand_left(table, prompt)
+        if prompt.startswith("Which other"):  # ATK-12: what went with a Discard All
+            return rng.choice(["none", "none", "1", "y3 y9"])
+        if "wins the game. Is that right?" in prompt:  # COM-8: the game's end is confirmed
+            return "yes"
         if prompt.startswith("deal round"):
             return ""
         if prompt.startswith("How many"):
@@ -109,6 +113,19 @@ class Typist:
                 card += " uno"
             return card
         return "press 1" if v == "attack" else "draw"
+
+    def hand_left(self, table: Table, prompt: str) -> str:
+        """A round end's answer for one hand: mostly what fits its size (COM-8), the cards
+        or a total in range; sometimes a wrong one (refused, then asked again)."""
+        rng = self.rng
+        n = int(prompt.split("(")[1].split(" ")[0])
+        if rng.random() < self.bad_rate:
+            return rng.choice(["r5 g7", "none", "9999"])
+        if n <= 6 and rng.random() < 0.5:
+            low = 0 if table.session.variant == "mario-kart" else 1
+            return " ".join(f"{rng.choice(LETTERS)}{rng.randrange(low, 4)}" for _ in range(n))
+        lo, hi = table.session.hand_value_range(n)  # low totals: games of several rounds
+        return str(rng.randrange(lo, min(hi, lo + 15) + 1))
 
 
 @dataclass

@@ -412,12 +412,13 @@ class PipeHost:
         os.write(self._ctl_w, line.encode() + b"\n")
 
     def motor_starts(self, start: int = 0) -> int:
-        """Times the motor went from stopped to driven forward, in hw[start:]."""
+        """Times the motor went from stopped to driven forward, in hw[start:] (the brake at a
+        burst's end passes through reverse for microseconds: not a start)."""
         starts = 0
         running = False
         for h in self.hw[start:]:
             if h.get("hw") == "motor":
-                now = h["duty"] > 0
+                now = h["duty"] > 0 and h["dir"] == 1
                 starts += now and not running
                 running = now
         return starts
@@ -545,8 +546,9 @@ def test_simulator_stalled_for_five_seconds_while_the_player_presses() -> None:
             starts, running = 0, False
             for h in sim.hw_events()[hw_start:]:
                 if h.get("hw") == "motor":
-                    starts += h["duty"] > 0 and not running
-                    running = h["duty"] > 0
+                    forward = h["duty"] > 0 and h["dir"] == 1  # not the brake's reverse blip
+                    starts += forward and not running
+                    running = forward
             return starts
 
         sim.stall()

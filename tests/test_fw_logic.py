@@ -132,7 +132,9 @@ def test_motor_burst_limit_stops_it_even_without_anyone_asking() -> None:
     m.start(1000)
     assert m.tick(1299)
     assert not m.tick(1300)
-    assert a.duty == 0 and not m.running
+    assert a.duty == b.duty and not m.running  # no forward drive: a brake (both inputs high)
+    m.tick(1300 + m.brake_ms)
+    assert a.duty == b.duty == 0  # then coast
     m.burst_max_ms = 10**9  # even a wild setting is capped by the absolute ceiling
     m.start(0)
     assert not m.tick(ABS_MAX_BURST_MS)
@@ -141,17 +143,19 @@ def test_motor_burst_limit_stops_it_even_without_anyone_asking() -> None:
 # -- sensor -----------------------------------------------------------------------
 
 
-def test_sensor_counts_beam_clear_edges() -> None:
+def test_sensor_counts_a_card_when_the_beam_clears() -> None:
     pin = FakePin(1)
-    s = Sensor(pin, blocked_value=0, rising=8, falling=4)
-    assert pin.trigger == 8 and pin.handler is not None
-    for _ in range(3):
-        pin.handler(pin)
+    s = Sensor(pin, blocked_value=0, min_ms=2)
+    for t in range(0, 70_000, 500):  # three cards, each 10 ms in the beam, sampled per 0.5 ms
+        pin.level = 0 if (t // 10_000) % 2 and t < 60_000 else 1
+        s.poll(t)
     assert s.count == 3
     pin.level = 0
+    for t in range(70_000, 73_000, 500):
+        s.poll(t)
     assert s.blocked()
-    inverted = Sensor(FakePin(0), blocked_value=1, rising=8, falling=4)
-    assert inverted.pin.trigger == 4 and not inverted.blocked()  # type: ignore[attr-defined]
+    inverted = Sensor(FakePin(0), blocked_value=1)
+    assert not inverted.blocked()
 
 
 # -- feedback ---------------------------------------------------------------------

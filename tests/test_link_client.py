@@ -163,14 +163,14 @@ def test_empty_magazine_fault() -> None:
         launcher.fire(mode="exact", cards=3)
         first = launcher.wait_for("eject", timeout=10)
         assert first["cards"] == 1 and first["wanted"] == 3  # the last card, then nothing
-        # The burst stalls after its card: a jam. Bursts with no card at all, empty_bursts
-        # (2) of them in a row, mean the magazine is empty.
+        # The burst stalls after its card with the beam clear: the magazine ran dry, and the
+        # cardless bursts after it are empty at once (issue 14, fault 7).
         codes = [launcher.wait_for("fault", timeout=10)["code"]]
         for _ in range(2):
             launcher.stop()
             launcher.fire(mode="exact", cards=1)
             codes.append(launcher.wait_for("fault", timeout=10)["code"])
-        assert codes == ["jam", "jam", "empty"]
+        assert codes == ["empty", "empty", "empty"]
         with pytest.raises(FaultError):
             launcher.fire()
         sim.control("load 30")

@@ -64,7 +64,7 @@ def test_board_at_the_repl_is_soft_reset_into_the_firmware(sim: SimulatedLaunche
     import serial
 
     with serial.serial_for_url(sim.port, timeout=0.2) as ser:
-        ser.write(b"\r\x03")  # what mpremote does first: the firmware stops, the REPL is up
+        ser.write(b"\r\x03\x03")  # Ctrl-C twice: the firmware stops, the REPL is up
         data = b""
         deadline = time.monotonic() + 5
         while not data.endswith(b">>> ") and time.monotonic() < deadline:

@@ -96,8 +96,10 @@ def test_attack_round_with_launcher_atk11_presses_atk26_foul_atk20_catch_atk23_s
         p.type("Ann> ", "fix Ann 1")
         p.type("Ann> ", "r8")  # Ann goes out (COM-7)
         bob = p.state()["hand_sizes"]["Bob"]
-        p.type(f"Cards left in Bob's hand ({bob} card", "r5 attack")  # 5 + 50 (ATK-1)
+        p.type(f"Cards left in Bob's hand ({bob} card", "fix Bob 2")  # COM-8: fit the size
+        p.type("Cards left in Bob's hand (2 cards", "r5 attack")  # 5 + 50 (ATK-1)
         p.type("Cards left in Cy's hand", "30")
+        p.type("Is that right?", "yes")  # COM-8: the game's end is confirmed
         p.expect("Ann wins the game")
         p.child.expect(pexpect.EOF)
         state = p.state()

@@ -51,13 +51,15 @@ def test_mario_kart_round_mk12_mk20_mk13_com8_to_the_end(mk: Player) -> None:
     mk.type("Ann> ", "g2")  # her last card: the round ends (COM-7)
     before = mk.expect("Cards left in Bob's hand (7 cards")
     assert "Ann has no cards left" in before
-    mk.child.sendline("g7 wd4 r+2")  # 7 + 50 + 20 (MK-1)
+    mk.child.sendline("g7 wd4 r+2 r1 b2 y3 g4")  # all 7 (COM-8): 7 + 50 + 20 + 10 (MK-1)
     mk.type("Cards left in Cy's hand (14 cards", "40")
-    out = mk.expect("Ann wins the game")
+    out = mk.expect("Is that right?")  # COM-8: the game's end is confirmed first
+    assert "Ann wins the round (+127 points)" in out or "scores 127" in out
+    mk.child.sendline("yes")
+    mk.expect("Ann wins the game")
     mk.child.expect(pexpect.EOF)
-    assert "Ann wins the round (+117 points)" in out or "scores 117" in out
     state = mk.state()
-    assert state["scores"] == {"Ann": 117, "Bob": 0, "Cy": 0}  # MK-24
+    assert state["scores"] == {"Ann": 127, "Bob": 0, "Cy": 0}  # MK-24
     assert state["game_winner"] == "Ann"
 
 
@@ -100,10 +102,12 @@ def test_pocket_pizza_round_pp9_pp11_pp13_pp18(tmp_path: Path) -> None:
         pp.refused("Bob> ", "catch Ann", "")  # so she cannot be caught (PP-15)
         pp.type("Bob> ", "r1")
         pp.type("Ann> ", "r3")
-        pp.type("Cards left in Bob's hand (7 cards", "r5 g7 wild")  # 5 + 7 + 50 (PP-1)
+        # all 7 cards (COM-8): 5 + 7 + 50 + 4 x 1 (PP-1)
+        pp.type("Cards left in Bob's hand (7 cards", "r5 g7 wild r1 b1 y1 g1")
+        pp.type("Ann reaches 66 points and wins the game. Is that right?", "yes")
         pp.expect("Ann wins the game")
         pp.child.expect(pexpect.EOF)
-        assert pp.state()["scores"] == {"Ann": 62, "Bob": 0}  # PP-18
+        assert pp.state()["scores"] == {"Ann": 66, "Bob": 0}  # PP-18
     finally:
         pp.close()
 

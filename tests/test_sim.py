@@ -159,7 +159,7 @@ def test_close_and_reopen_does_not_reboot_the_board(sim: SimulatedLauncher) -> N
 def test_ctrl_c_interrupts_running_code_and_ctrl_d_soft_resets(sim: SimulatedLauncher) -> None:
     with open_port(sim.port) as ser:
         request(ser, 1)
-        ser.write(b"\x03")
+        ser.write(b"\x03\x03")  # Ctrl-C twice: one alone is line noise to the firmware
         out = read_until(ser, b">>> ")
         assert b"KeyboardInterrupt" in out
         # At the REPL, Ctrl-C is a character again (clears the line), not a signal.
@@ -180,7 +180,7 @@ def test_ctrl_c_interrupts_running_code_and_ctrl_d_soft_resets(sim: SimulatedLau
 
 def test_raw_repl_and_raw_paste_by_hand(sim: SimulatedLauncher) -> None:
     with open_port(sim.port) as ser:
-        ser.write(b"\r\x03")
+        ser.write(b"\r\x03\x03")  # Ctrl-C twice: the firmware hands the REPL over
         read_until(ser, b">>> ")
         ser.write(b"\r\x01")
         read_until(ser, b"raw REPL; CTRL-B to exit\r\n>")

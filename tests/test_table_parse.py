@@ -12,6 +12,7 @@ from unolaunch.table.parse import (
     ParseError,
     complete,
     parse,
+    parse_discarded,
     parse_hand,
 )
 
@@ -229,7 +230,7 @@ def test_round_end_hand_as_cards_or_points() -> None:
     assert parse_hand("red 5, blue skip, wh4", ATK) == ["r5", "bS", "WH4"]
     assert parse_hand("37", ATK) == 37
     assert parse_hand("37 points", ATK) == 37
-    assert parse_hand("none", ATK) == 0
+    assert parse_hand("none", ATK) == []  # no cards: checked against the hand size (COM-8)
     with pytest.raises(ParseError, match="point total"):
         parse_hand("skip", ATK)  # no colour to match at round end
     with pytest.raises(ParseError):
@@ -241,3 +242,57 @@ def test_completion_offers_words_of_this_variant() -> None:
     assert complete("wd", MK) == ["wd4"]
     assert "Bob" in complete("catch B", ATK)
     assert complete("zz", ATK) == []
+
+
+# Issue 10, "Reading what players type": commas separate cards; a wild before a coloured
+# card keeps its colour word only when that word does not start the next card.
+@pytest.mark.parametrize(
+    ("text", "cards"),
+    [
+        ("r5 g7 wild blue skip", ["r5", "g7", "W", "bS"]),  # COM-8: the Skip is blue
+        ("r5, g7, wild, blue skip", ["r5", "g7", "W", "bS"]),
+        ("r5,g7,wh4", ["r5", "g7", "WH4"]),
+        ("wild blue", ["W"]),  # a colour alone is the wild's
+        ("wild, blue", ["W"]),
+        ("hit4 red hit 2", ["WH4", "rH2"]),
+        ("wild red 5", ["W", "r5"]),
+    ],
+)
+def test_com8_hand_at_round_end_with_wilds_and_commas(text: str, cards: list[str]) -> None:
+    assert parse_hand(text, ATK) == cards
+
+
+@pytest.mark.parametrize(
+    ("text", "action"),
+    [
+        ("item box red skip", {"by": "Bob", "play": "WIB", "turned": "rS"}),  # MK-13
+        ("item box, red skip", {"by": "Bob", "play": "WIB", "turned": "rS"}),
+        ("item box blue g7", {"by": "Bob", "play": "WIB", "turned": "g7", "color": "blue"}),
+        (
+            "item box g7 Cy blue",  # MK-16/MK-18: target and colour after the turned card
+            {"by": "Bob", "play": "WIB", "turned": "g7", "color": "blue", "target": "Cy"},
+        ),
+        ("Bob: r5, uno", {"by": "Bob", "play": "r5", "uno": True}),
+    ],
+)
+def test_mk13_item_box_card_after_a_colour_and_commas(text: str, action: dict[str, Any]) -> None:
+    assert one(text, MK) == action
+
+
+def test_atk12_discard_all_cards_separated_by_commas() -> None:
+    assert one("yellow discard all, y3, y9") == {
+        "by": "Ann",
+        "play": "yDA",
+        "discarded": ["y3", "y9"],
+    }
+    assert one("wild, blue") == {"by": "Ann", "play": "W", "color": "blue"}
+
+
+def test_atk12_what_went_with_a_discard_all() -> None:
+    yellow = Context("attack", P, "Ann", ("play", "press"), "yellow", "yDA")
+    assert parse_discarded("y3 y9", yellow) == ["y3", "y9"]
+    assert parse_discarded("3, 9", yellow) == ["y3", "y9"]
+    assert parse_discarded("2", yellow) == 2  # how many
+    assert parse_discarded("none", yellow) == []
+    with pytest.raises(ParseError, match="r3 is not yellow"):
+        parse_discarded("r3", yellow)

@@ -110,6 +110,7 @@ def test_com8_round_end_reveal_cards_or_points(tmp_path: Path) -> None:
     s.apply({"by": "Ann", "correct": {"Ann": 1}})
     s.apply({"by": "Ann", "play": "r2"})
     assert s.choice() == "reveal"
+    s.correct("Bob", 2)  # COM-8: a list of cards must match the hand size (issue 10)
     s.reveal({"Bob": ["r5", "W"], "Cy": 20})  # PP-1: 5 + 50, plus a total of 20
     snap = s.snapshot()
     assert snap["round_points"] == 75 and snap["scores"]["Ann"] == 75  # PP-18

@@ -14,6 +14,7 @@ from launcher.version import VERSION
 
 IDLE_MS = 1  # longest wait per loop iteration when there is nothing to do
 RESET_DELAY_MS = 100  # lets the `reset` reply leave the USB buffer before the board resets
+REPL_WAIT_MS = 1000  # `repl`: how long the reply may take to leave before the REPL is handed over
 MAX_ERRORS = 20  # unhandled exceptions within ERROR_WINDOW_MS before a reset
 ERROR_WINDOW_MS = 10000
 SAFE_MODE_LINE = (
@@ -23,7 +24,7 @@ SAFE_MODE_LINE = (
 
 
 class App:
-    def __init__(self, cfg, status, errors):
+    def __init__(self, cfg, status, errors, cause="power_on"):
         now = time.ticks_ms()
         self.cfg = cfg
         self.serial = board.Serial()
@@ -48,9 +49,9 @@ class App:
             sensor = Sensor(
                 board.input_pin(cfg["sensor_pin"]),
                 cfg["sensor_blocked_value"],
-                board.IRQ_RISING,
-                board.IRQ_FALLING,
+                cfg["sensor_min_ms"],
             )
+        self.sensor = sensor
         buzzer = None if cfg["buzzer_pin"] is None else board.pwm(cfg["buzzer_pin"], cfg["beep_hz"])
         led = None if cfg["led_pin"] is None else board.led(cfg["led_pin"])
         self.feedback = Feedback(buzzer, led)
@@ -75,6 +76,7 @@ class App:
             "config_errors": [{"key": k, "reason": r} for k, r in errors],
             "max_line": protocol.MAX_LINE,
             "motor": "ok" if config.motor_enabled(cfg) else "disabled",
+            "reset_cause": cause,
         }
         self.launcher = Launcher(
             cfg,
@@ -89,6 +91,9 @@ class App:
             apply=self.apply,
         )
         self.wdt = board.Watchdog(cfg["wdt_ms"])
+        self.takeover = protocol.Takeover()  # Ctrl-C: noise, or a REPL tool taking over
+        self.hold_usb = False  # after a KeyboardInterrupt: USB input waits for what follows
+        self.leave = None  # "repl" or "ctrl_c": the loop ends and hands the REPL over
         self.errors = 0
         self.error_window_at = now
         # performance figures for `status` (and bench/bench_firmware.py)
@@ -102,10 +107,13 @@ class App:
         self.mem_free_boot = 0
 
     def emit(self, msg):
-        """An event: every port hears it."""
+        """An event: every port hears it. A heartbeat only goes to a port with nothing
+        waiting: behind other lines it says nothing, and it would push them out."""
         line = protocol.encode(msg)
+        beat = msg["event"] == "heartbeat"
         for port, _ in self.links:
-            port.write(line)
+            if not (beat and port.waiting()):
+                port.write(line)
 
     def apply(self, cfg):
         self.cfg = cfg
@@ -113,6 +121,8 @@ class App:
         self.feedback.configure(cfg)
         self.pattern.configure(cfg)
         self.button.debounce_ms = cfg["debounce_ms"]
+        if self.sensor is not None:
+            self.sensor.min_us = cfg["sensor_min_ms"] * 1000
 
     def handle_line(self, line, now, port=None):
         """Answer one line; the reply goes back to the port it came from."""
@@ -156,28 +166,58 @@ class App:
             busy = True
         elif self.button._raw and not was_raw:
             self.raw_down_at = self.iterations
+        if self.sensor is not None:
+            self.sensor.poll(time.ticks_us())
         self.launcher.tick(now)
         for port, reader in self.links:
+            usb = port is self.serial
+            if usb and (self.leave or self.launcher.repl_at is not None or self._holding(now)):
+                continue  # what comes now is the REPL's
             data = port.read()
             if data:
                 busy = True
+                if usb:
+                    data = self.takeover.feed(data, now)
+                    self.launcher.interrupts = self.takeover.interrupts
                 for line in reader.feed(data):
                     # the clock as each line is handled: a `fire` starts its burst then
                     self.handle_line(line, time.ticks_ms(), port)
+                if usb and self.takeover.replay is not None:
+                    self.leave = "ctrl_c"
         if self.serial.flush():  # output the port could not take at once, as far as it can now
             busy = True
+        repl_at = self.launcher.repl_at
+        if repl_at is not None and (
+            not self.serial.waiting() or time.ticks_diff(now, repl_at) >= REPL_WAIT_MS
+        ):
+            self.leave = "repl"  # the reply is out (or the host does not read): hand over
         reset_at = self.launcher.reset_at
         if reset_at is not None and time.ticks_diff(now, reset_at) >= RESET_DELAY_MS:
             board.reset()
-        # a burst needs no spinning: card edges are counted in the sensor's IRQ and the
-        # burst deadlines are checked every iteration, at most IDLE_MS apart
+        # a burst needs no spinning: the sensor is sampled and the burst deadlines are
+        # checked every iteration, at most IDLE_MS apart (a card blocks the beam for tens
+        # of milliseconds)
         return busy
 
+    def _holding(self, now):
+        """After a KeyboardInterrupt the port has eaten the Ctrl-C and what came before it;
+        what follows stays unread for TAKEOVER_MS, for the REPL if a second Ctrl-C comes.
+        Then it is read and judged as if it had just followed the Ctrl-C."""
+        if self.hold_usb and time.ticks_diff(now, self.takeover.at) >= protocol.TAKEOVER_MS:
+            self.hold_usb = False
+            self.takeover.at = now
+        return self.hold_usb
+
     def run(self):
-        self.launcher.boot(time.ticks_ms())
-        gc.collect()
-        self.mem_free_boot = gc.mem_free()  # "RAM after boot" (bench/bench_firmware.py)
-        while not self.serial.closed:
+        """The launcher loop. Returns how it ended: "repl" (the `repl` request), "ctrl_c"
+        (a REPL tool's Ctrl-C sequence) or None (the unix port's stdin closed)."""
+        try:
+            self.launcher.boot(time.ticks_ms())
+            gc.collect()
+            self.mem_free_boot = gc.mem_free()  # "RAM after boot" (bench/bench_firmware.py)
+        except KeyboardInterrupt:
+            self._ctrl_c()
+        while not self.serial.closed and self.leave is None:
             try:
                 t0 = time.ticks_us()
                 busy = self.step()
@@ -186,10 +226,25 @@ class App:
                 if dt > self.step_us_max:
                     self.step_us_max = dt
                 self.iterations += 1
-                if not busy:
-                    self.serial.wait(IDLE_MS)
+                if not busy and self.leave is None:
+                    if self.hold_usb:
+                        time.sleep_ms(IDLE_MS)  # input waits: a poll would not idle
+                    else:
+                        self.serial.wait(IDLE_MS)
+            except KeyboardInterrupt:
+                self._ctrl_c()
             except Exception as e:
                 self._unhandled(e)
+        return self.leave
+
+    def _ctrl_c(self):
+        # a Ctrl-C the port turned into an exception (the unix port): the same handshake as
+        # a 0x03 byte
+        if self.takeover.ctrl_c(time.ticks_ms()):
+            self.leave = "ctrl_c"
+        else:
+            self.hold_usb = True
+        self.launcher.interrupts = self.takeover.interrupts
 
     def _unhandled(self, exc):
         self.motor.off()
@@ -214,6 +269,8 @@ def _unusable(exc):
 
 def main():
     """Boot: motor off, config, safe-mode check, then the launcher loop."""
+    cause = board.reset_cause()
+    board.ctrl_c_as_byte()  # rp2: 0x03 is read by the loop (the takeover handshake)
     try:
         config.CHIP = board.config_chip()
         cfg, status, errors = config.load()
@@ -232,23 +289,32 @@ def main():
         time.sleep_ms(50)  # still held after a bounce's worth of time: a deliberate hold
         if board.button_held(cfg):
             print(SAFE_MODE_LINE)
+            board.mark_repl()
             return
     app = None
+    leave = None
     try:
         try:
-            app = App(cfg, status, errors)
+            app = App(cfg, status, errors, cause)
         except Exception as e:
             cfg, status, errors = _unusable(e)
             board.motor_pins_low(cfg)
-            app = App(cfg, status, errors)
-        app.run()
+            app = App(cfg, status, errors, cause)
+        leave = app.run()
     except KeyboardInterrupt:
-        # Ctrl-C (mpremote): leave to the REPL with the motor off and the watchdog stopped,
-        # so that flashing is not cut short by a reset.
-        board.stop_watchdog()
+        leave = "ctrl_c"  # before the loop ran (the unix port at boot): hand over
         raise
     finally:
+        if leave is not None:
+            # hand the REPL over: a flasher must not be cut short by a watchdog reset
+            board.stop_watchdog()
         if app is not None:
             app.motor.off()
             app.feedback.off()  # no tone left sounding at the REPL
         board.motor_pins_low(cfg)
+        board.mark_repl()  # a soft reset from the REPL reads as reset_cause "soft"
+    if leave == "ctrl_c":
+        # what followed the Ctrl-C (mpremote's Ctrl-A) is the REPL's: give it back, and
+        # show the interrupt at the REPL as MicroPython does
+        board.replay(app.takeover.replay)
+        raise KeyboardInterrupt

@@ -1,17 +1,18 @@
 # The ONLY module that imports `machine`: pins, PWM, watchdog, reset and the USB serial
 # port. Everything else gets what it needs from here as plain objects.
+import io
 import os
 import select
 import sys
+import time
 
 import machine
+import micropython
 
 from launcher.protocol import Outbox
 
 PIN_IN = machine.Pin.IN
 PULL_UP = machine.Pin.PULL_UP
-IRQ_RISING = machine.Pin.IRQ_RISING
-IRQ_FALLING = machine.Pin.IRQ_FALLING
 
 # USB output (Outbox in launcher/protocol.py): the bytes per write that a POLLOUT on
 # sys.stdout promises to take at once. The rp2 port promises one free byte of its TX FIFO.
@@ -22,11 +23,16 @@ IRQ_FALLING = machine.Pin.IRQ_FALLING
 # and is 256 times fewer writes.
 TX_CHUNK = 256 if sys.platform == "linux" else 1
 
-# RP2040/RP2350 watchdog CTRL register, through the "atomic clear" alias (+0x3000). The
-# MicroPython WDT cannot be stopped, but the REPL must survive a Ctrl-C for mpremote to flash
-# the board, so stop_watchdog() clears the ENABLE bit (bit 30) directly.
-_WDT_CTRL_CLR = {"rp2040": 0x40058000 + 0x3000, "rp2350": 0x400D8000 + 0x3000}
+# The RP2040/RP2350 watchdog block. CTRL through its "atomic clear" alias (+0x3000): the
+# MicroPython WDT cannot be stopped, but the REPL handed over to a flasher must not be cut
+# short by a reset, so stop_watchdog() clears the ENABLE bit (bit 30) directly. REASON
+# (+0x08): bit 0 TIMER (the watchdog ran out), bit 1 FORCE (machine.reset(), which on rp2 is
+# a watchdog reboot: machine.reset_cause() reads WDT_RESET after either). SCRATCH0/1 (+0x0C,
+# +0x10): kept by a soft reset and by a watchdog reboot, cleared at power-on (the SDK's own
+# reboot uses SCRATCH4-7 only).
+_WDT_BASE = {"rp2040": 0x40058000, "rp2350": 0x400D8000}
 _WDT_ENABLE = 1 << 30
+_REPL_MARK = 0x52455031  # in SCRATCH0: the firmware left to the REPL (SCRATCH1: when)
 
 
 def chip():
@@ -97,13 +103,94 @@ class Watchdog:
 
 
 def stop_watchdog():
-    addr = _WDT_CTRL_CLR.get(chip())
-    if addr is not None:
-        machine.mem32[addr] = _WDT_ENABLE
+    base = _WDT_BASE.get(chip())
+    if base is not None:
+        machine.mem32[base + 0x3000] = _WDT_ENABLE
+
+
+def reset_cause():
+    """What started this boot, for boot/hello: "power_on", "watchdog", "reset"
+    (machine.reset(), the `reset` command) or "soft" (a soft reset at the REPL the firmware
+    handed over, e.g. mpremote's Ctrl-D). Call once, first thing at boot.
+
+    A soft reset leaves machine.reset_cause() as the last hard reset left it; it is told by
+    the mark mark_repl() put in SCRATCH0, which only power-on clears - and a watchdog reboot
+    while at the REPL (machine.reset() typed there, a WDT started there) keeps the mark, but
+    restarts the timer behind ticks_ms, which a soft reset leaves running: soft only if the
+    clock is past the moment the firmware left.
+    """
+    wdt = machine.reset_cause() == machine.WDT_RESET
+    base = _WDT_BASE.get(chip())
+    if base is None:
+        return "watchdog" if wdt else "power_on"
+    mem = machine.mem32
+    mark = mem[base + 0x0C]
+    left = mem[base + 0x10]
+    mem[base + 0x0C] = 0  # read once: a later hard reset is not a soft one
+    if mark == _REPL_MARK and time.ticks_diff(time.ticks_ms(), left) >= 0:
+        return "soft"
+    if wdt:
+        return "reset" if mem[base + 0x08] & 2 else "watchdog"
+    return "power_on"
+
+
+def mark_repl():
+    """The firmware leaves to the REPL: a soft reset from there reads as "soft"."""
+    base = _WDT_BASE.get(chip())
+    if base is not None:
+        machine.mem32[base + 0x10] = time.ticks_ms()
+        machine.mem32[base + 0x0C] = _REPL_MARK
 
 
 def reset():
     machine.reset()
+
+
+def ctrl_c_as_byte():
+    """Ctrl-C (0x03) on USB arrives as a byte the loop reads (protocol.Takeover), not as a
+    KeyboardInterrupt that lands wherever the loop happens to be. rp2 only: on the unix port
+    micropython.kbd_intr(-1) would leave SIGINT to kill the process, so there a Ctrl-C stays
+    a KeyboardInterrupt (the loop takes it as the same handshake). MicroPython sets Ctrl-C
+    back by itself when main.py ends and at every REPL statement."""
+    if sys.platform != "linux":
+        micropython.kbd_intr(-1)
+
+
+class _Replay(io.IOBase):
+    """The bytes the loop read after a takeover's trigger, for the REPL to read next (an
+    os.dupterm stream that detaches itself once empty); what the REPL writes goes nowhere."""
+
+    def __init__(self, data):
+        self._data = data
+
+    def readinto(self, buf):
+        data = self._data
+        if not data:
+            return None  # nothing now (not EOF: that would print a message)
+        buf[0] = data[0]
+        self._data = data[1:]
+        if not self._data:
+            os.dupterm(None)
+        return 1
+
+    def write(self, buf):
+        return len(buf)
+
+    def ioctl(self, req, arg):
+        if req == 3:  # MP_STREAM_POLL: readable while bytes are left
+            return arg & 1 if self._data else 0
+        return 0
+
+
+def replay(data):
+    """Give `data` (mpremote's Ctrl-A) back to the REPL, first thing it reads. False where
+    the port has no os.dupterm (the unix port): the bytes are lost."""
+    if not data:
+        return True
+    if not hasattr(os, "dupterm"):
+        return False
+    os.dupterm(_Replay(data))
+    return True
 
 
 def random_seed():
@@ -132,6 +219,9 @@ class Uart:
 
     def write(self, text):
         self._uart.write(text + "\n")
+
+    def waiting(self):
+        return False  # the UART's own 1 KB TX buffer holds what is not out yet
 
 
 class Serial(Outbox):

@@ -23,10 +23,12 @@ DEFAULTS = {
     "motor_max_duty_pct": 100,
     "ramp_ms": 80,
     "burst_max_ms": 5000,
+    "brake_ms": 50,  # after a burst both H-bridge inputs high this long, then coast
     # button
     "debounce_ms": 20,
     # card sensor (IR break beam); without one the burst runs open loop for ms_per_card
     "sensor_blocked_value": 0,
+    "sensor_min_ms": 2,  # the beam must be blocked (then clear) this long to count a card
     "jam_ms": 1500,
     "empty_bursts": 2,
     "ms_per_card": 115,
@@ -78,8 +80,10 @@ _RANGES = {
     "motor_max_duty_pct": (20, 100),
     "ramp_ms": (0, 1000),
     "burst_max_ms": (200, ABS_MAX_BURST_MS),
+    "brake_ms": (0, 500),
     "debounce_ms": (1, 200),
     "sensor_blocked_value": (0, 1),
+    "sensor_min_ms": (0, 50),
     "jam_ms": (100, 10000),
     "empty_bursts": (1, 20),
     "ms_per_card": (20, 2000),

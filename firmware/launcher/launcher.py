@@ -7,11 +7,13 @@ from launcher.ticks import ticks_diff
 
 STANDALONE = "standalone"
 HOSTED = "hosted"
+HEARTBEAT_MS = 1000  # while armed, an event at least this often (docs/protocol.md)
 
 FAULT_MESSAGES = {
     "jam": "no card came out within jam_ms with the motor running: "
     "clear the slot, then press the button or send stop",
-    "empty": "no card came out of several bursts: load cards, then press the button or send stop",
+    "empty": "the magazine ran dry (no card came out and the beam is clear): "
+    "load cards, then press the button or send stop",
     "motor_timeout": "burst ran longer than burst_max_ms and was stopped: "
     "check the roller, then send stop",
     "internal": "firmware error, motor stopped: send stop, and report the message if it repeats",
@@ -49,7 +51,12 @@ class Launcher:
         self.presses = 0
         self.cards_out = 0
         self.cardless = 0  # consecutive bursts in which the sensor saw no card
+        self.seen = 0  # sensor count accounted for (by a burst or a stray event)
+        self.last = (None, None)  # (n, player) of the last burst that ran the motor
         self.reset_at = None  # ticks_ms of a `reset` request
+        self.repl_at = None  # ticks_ms of a `repl` request: the loop hands the REPL over
+        self.interrupts = 0  # Ctrl-C ignored since boot (the loop keeps it up to date)
+        self.beat_at = now  # the last event: a heartbeat follows HEARTBEAT_MS after it
         self.pending_restart = []
         self.perf = None  # optional () -> dict of performance figures for `status`
 
@@ -66,6 +73,7 @@ class Launcher:
     def _event(self, name, fields):
         fields["event"] = name
         fields["t"] = self.now
+        self.beat_at = self.now
         self.emit(fields)
 
     def boot(self, now):
@@ -142,6 +150,7 @@ class Launcher:
             self.feedback.ding(now)
             owed = arming["owed"] if arming else None
             self._event("press", {"n": n, "player": player, "owed": owed, "mode": mode})
+        self._strays(b["base"])  # cards seen since the last burst were not this one's
         if not cards:
             self.feedback.suspense(self.pattern.blanks, now)
             self._finish(b, 0, True, None)
@@ -155,8 +164,17 @@ class Launcher:
         """Drive the burst in progress and the feedback. Called every loop iteration."""
         self.now = now
         self.feedback.tick(now)
+        a = self.arming
+        if a is not None and ticks_diff(now, self.beat_at) >= HEARTBEAT_MS:
+            # a host waiting for this player's press hears that the loop still runs
+            self._event(
+                "heartbeat", {"state": self.state(), "player": a["player"], "owed": a["owed"]}
+            )
         b = self.burst
         if b is None:
+            self.motor.tick(now)  # ends the brake after a burst
+            if self.sensor is not None:
+                self._strays(self.sensor.count)
             return
         if self.sensor is not None:
             got = self.sensor.count - b["base"]
@@ -184,21 +202,42 @@ class Launcher:
         return max(0, min(ran // self.cfg["ms_per_card"], b["want"]))
 
     def _stall(self, b, got):
-        # no card within jam_ms: a card stuck in the beam is a jam; bursts that see no card
-        # at all, empty_bursts times in a row, mean the magazine is empty
-        if got == 0 and not self.sensor.blocked():
-            self.cardless += 1
-        code = "empty" if self.cardless >= self.cfg["empty_bursts"] else "jam"
+        # no card within jam_ms: a card stuck in the beam is a jam; cards that came and then
+        # stopped with the beam clear mean the magazine ran dry; bursts that see no card at
+        # all (a card may be stuck before the beam), empty_bursts times in a row, mean empty
+        code = "jam"
+        if not self.sensor.blocked():
+            if got:
+                code = "empty"
+            else:
+                self.cardless += 1
+                if self.cardless >= self.cfg["empty_bursts"]:
+                    code = "empty"
         hint = None
         if self.sensor.count == 0:
             hint = "no card seen since power-up; if no sensor is fitted, set sensor_pin to null"
         self._finish(b, got, True, code, hint=hint)
+        if got and code == "empty":
+            self.cardless = self.cfg["empty_bursts"]  # known dry: a cardless burst is empty
+
+    def _strays(self, count):
+        """Cards the sensor saw outside any burst (a coasting roller, a card pulled out of
+        a jam): the player of the last burst gets them (docs/protocol.md, `stray`)."""
+        cards = count - self.seen
+        if cards > 0:
+            self.cards_out += cards
+            self._event("stray", {"cards": cards, "n": self.last[0], "player": self.last[1]})
+        self.seen = count
 
     def _finish(self, b, cards, counted, fault, cancelled=False, hint=None):
-        self.motor.off()
+        self.motor.brake(self.now)
         self.burst = None
         self.feedback.firing(False, self.now)
         self.cards_out += cards
+        if b["want"]:
+            self.last = (b["n"], b["player"])
+        if self.sensor is not None:
+            self.seen = b["base"] + cards  # any more than that is a stray
         if cards and self.sensor is not None:
             self.cardless = 0
         a = b["arming"]
@@ -225,7 +264,7 @@ class Launcher:
             self._event("done", {"player": b["player"]})
 
     def _fault(self, code, detail, b=None):
-        self.motor.off()
+        self.motor.brake(self.now)
         self.fault = code
         message = FAULT_MESSAGES.get(code, code)
         if detail:
@@ -265,6 +304,7 @@ class Launcher:
     def handle(self, req, now):
         """Run one validated request; return its reply (a dict with id and ok)."""
         self.now = now
+        self.beat_at = now  # the host hears the reply: the heartbeat can wait
         cmd = req["cmd"]
         rid = req["id"]
         return getattr(self, "_cmd_" + cmd)(req, rid, now)
@@ -297,6 +337,7 @@ class Launcher:
                 "blanks": self.pattern.blanks,
                 "uptime_ms": ticks_diff(now, self.boot_at),
                 "restart_needed": self.pending_restart,
+                "interrupts": self.interrupts,
                 "perf": self.perf() if req.get("perf") and self.perf is not None else None,
             },
         )
@@ -349,6 +390,10 @@ class Launcher:
         return self._ok(rid, {"config": self.cfg, "restart_needed": self.pending_restart})
 
     def _cmd_config_set(self, req, rid, now):
+        if self.burst:  # writing the flash stalls the CPU with the PWM still running
+            return protocol.error(
+                rid, "bad_state", "a burst is running; send config_set after its eject event"
+            )
         new, errors = merged(self.cfg, req["config"])
         if errors:
             errors = sorted(errors, key=lambda e: e[0])
@@ -373,13 +418,24 @@ class Launcher:
         return self._ok(rid, {"config": new, "restart_needed": self.pending_restart})
 
     def _cmd_stop(self, req, rid, now):
-        self.motor.off()
+        self.motor.brake(now)
         b = self.burst
         if b is not None:
             self._finish(b, self._so_far(b, now), self.sensor is not None, None, cancelled=True)
         if self.fault:
             self._clear(now, "stop")
         return self._ok(rid, {"state": self.state()})
+
+    def _cmd_repl(self, req, rid, now):
+        # like stop (a running burst ends cancelled), then the loop hands the REPL over
+        # once this reply is out: watchdog stopped, back to MicroPython's REPL
+        self.motor.brake(now)
+        b = self.burst
+        if b is not None:
+            self._finish(b, self._so_far(b, now), self.sensor is not None, None, cancelled=True)
+        self.motor.off()
+        self.repl_at = now
+        return self._ok(rid, {"repl": True})
 
     def _cmd_reset(self, req, rid, now):
         self.motor.off()

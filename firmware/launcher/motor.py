@@ -1,11 +1,14 @@
 # The launcher's DC motor behind an H-bridge (DRV8833/TB6612-style IN1/IN2): PWM on IN1
-# with IN2 low drives the roller forward, both low lets it coast. PWM runs above hearing
-# (>= 20 kHz). The duty ceiling and the burst-length limit are enforced here, in tick(),
-# whatever the host or the launcher logic asks: a burst that runs too long stops itself.
+# with IN2 low drives the roller forward, both high brakes it (the bridge shorts the motor),
+# both low lets it coast. PWM runs above hearing (>= 20 kHz). A burst ends with a brake of
+# brake_ms, then coast: a coasting roller would flick out a card after the burst. The duty
+# ceiling and the burst-length limit are enforced here, in tick(), whatever the host or the
+# launcher logic asks: a burst that runs too long stops itself.
 from launcher.ticks import ticks_diff
 
 ABS_MAX_BURST_MS = 10000  # no configuration lifts this
 _STEPS = 8  # soft start in 8 duty steps (fewer PWM writes than one per millisecond)
+_FULL = 65535  # duty_u16 of an input held high
 
 
 class Motor:
@@ -18,8 +21,11 @@ class Motor:
         self.max_duty_pct = max_duty_pct
         self.ramp_ms = ramp_ms
         self.burst_max_ms = burst_max_ms
+        self.brake_ms = 50
         self.running = False
+        self.braking = False
         self.started_at = 0
+        self._brake_at = 0
         self._u16 = -1
         self.off()
 
@@ -28,6 +34,7 @@ class Motor:
         self.max_duty_pct = cfg["motor_max_duty_pct"]
         self.ramp_ms = cfg["ramp_ms"]
         self.burst_max_ms = cfg["burst_max_ms"]
+        self.brake_ms = cfg["brake_ms"]
 
     def _target_u16(self):
         pct = min(self.duty_pct, self.max_duty_pct, 100)
@@ -41,13 +48,39 @@ class Motor:
     def off(self):
         """Motor off now (coast). Safe to call at any time, any number of times."""
         self.running = False
+        self.braking = False
         self._u16 = 0
-        self.pwm_b.duty_u16(0)
+        # IN1 first: from a brake (both high) the bridge passes through (low, high) - a
+        # reverse pulse of microseconds - never through forward drive
         self.pwm_a.duty_u16(0)
+        self.pwm_b.duty_u16(0)
+
+    def brake(self, now):
+        """End a burst: both inputs high for brake_ms (tick() then lets it coast). A motor
+        at rest, or brake_ms 0, just coasts; a brake already under way goes on."""
+        if not self.running:
+            if not self.braking:
+                self.off()
+            return
+        if self.brake_ms <= 0:
+            self.off()
+            return
+        self.running = False
+        self.braking = True
+        self._brake_at = now
+        self._u16 = _FULL
+        # IN2 first: between the two writes the bridge sees (duty, high), a weak reverse for
+        # microseconds, never more forward drive than the running duty (IN1 first would be
+        # full forward). On rp2 both land in the slice's double-buffered CC register, most
+        # often in the same PWM period.
+        self.pwm_b.duty_u16(_FULL)
+        self.pwm_a.duty_u16(_FULL)
 
     def start(self, now):
         """Begin a burst: the duty ramps up over ramp_ms (soft start)."""
         self.pwm_b.duty_u16(0)
+        self.braking = False
+        self._u16 = -1
         self.running = True
         self.started_at = now
         self.tick(now)
@@ -56,13 +89,15 @@ class Motor:
         return ticks_diff(now, self.started_at) if self.running else 0
 
     def tick(self, now):
-        """Advance the ramp. Returns False (and stops the motor) once the burst has run
-        longer than burst_max_ms (never more than ABS_MAX_BURST_MS)."""
+        """Advance the ramp, or end the brake. Returns False (and brakes the motor) once the
+        burst has run longer than burst_max_ms (never more than ABS_MAX_BURST_MS)."""
         if not self.running:
+            if self.braking and ticks_diff(now, self._brake_at) >= self.brake_ms:
+                self.off()
             return True
         t = ticks_diff(now, self.started_at)
         if t >= min(self.burst_max_ms, ABS_MAX_BURST_MS):
-            self.off()
+            self.brake(now)
             return False
         target = self._target_u16()
         if self.ramp_ms and t < self.ramp_ms:

@@ -3,6 +3,8 @@
 # -> request or error reply, encode(dict) -> text line, Outbox: lines out to a port.
 import json
 
+from launcher.ticks import ticks_diff
+
 PROTOCOL = 1
 MAX_LINE = 1024  # bytes, without the newline
 MAX_ID = 0x7FFFFFFF
@@ -37,6 +39,7 @@ COMMANDS = {
     ),
     "seed": (("seed", "int", True, 0, 0xFFFFFFFF),),
     "config_set": (("config", "obj", True, None, None),),
+    "repl": (),
 }
 
 
@@ -120,6 +123,10 @@ class Outbox:
         self._pos = 0  # bytes of _q[0] written
         self._gap = 0  # lines dropped right behind _q[0]
 
+    def waiting(self):
+        """True while lines wait for the host (it is slow, or not reading)."""
+        return bool(self._q)
+
     def write(self, text):
         """Queue one line (without its newline) and write what the port takes now."""
         q = self._q
@@ -136,30 +143,94 @@ class Outbox:
         n = 0
         q = self._q
         while q:
+            line = q[0]
+            pos = self._pos
+            if pos >= len(line):  # sent whole (checked here: see the KeyboardInterrupt note)
+                self._size -= len(q.pop(0))
+                self._pos = 0
+                if self._gap and q and len(q[0]) > 2:  # lines were lost: the next says so
+                    line = q[0]
+                    q[0] = line[:-2] + b', "dropped": %d}\n' % self._gap
+                    self._size += len(q[0]) - len(line)
+                    self._gap = 0
+                continue
             ready = False
             for _ in self._tx.ipoll(0):
                 ready = True
             if not ready:
                 break
-            line = q[0]
-            pos = self._pos
             try:
                 took = self._put(memoryview(line)[pos : pos + self.chunk])
-            except OSError:  # only on the unix port, nobody reading stdout: it waits, bounded
-                took = 0
+                self._pos = pos + took  # no branch in between: no KeyboardInterrupt lands here
+            except (OSError, TypeError):  # OSError: the unix port, nobody reading stdout
+                took = 0  # TypeError: the port took nothing (None)
+            except KeyboardInterrupt:
+                # the unix port only (a Ctrl-C as SIGINT; rp2 reads 0x03 as a byte): raised
+                # inside the write, after an unknown part of it went out. End that part with a
+                # newline (a fragment the host skips as noise) and count the line as lost.
+                q[0] = b"\n"
+                self._size += 1 - len(line)
+                self._pos = 0
+                self._gap += 1
+                raise
             if not took:
                 break  # the port took nothing after all: the same bytes go next time
             n += took
-            self._pos = pos = pos + took
-            if pos >= len(line):
-                self._size -= len(q.pop(0))
-                self._pos = 0
-                if self._gap:  # lines were dropped behind that one: the next says how many
-                    line = q[0]
-                    q[0] = line[:-2] + b', "dropped": %d}\n' % self._gap
-                    self._size += len(q[0]) - len(line)
-                    self._gap = 0
         return n
+
+
+# The REPL takeover handshake (docs/protocol.md, "Flashing, safe mode and the watchdog").
+# Ctrl-C (0x03) reaches the firmware as a byte (rp2: micropython.kbd_intr(-1) in the loop) or
+# as KeyboardInterrupt (the unix port turns its tty's Ctrl-C into SIGINT). One Ctrl-C alone is
+# line noise or a stray keystroke: it is dropped and counted. What a REPL tool sends next
+# within TAKEOVER_MS is not what noise makes: another Ctrl-C (a person, rshell, old
+# pyboard.py) or, after blanks, a REPL control byte - Ctrl-A raw REPL (mpremote 1.24+:
+# "\r\x03" then "\r\x01"; Thonny: "\x03\x01"), Ctrl-B, Ctrl-D, Ctrl-E. Anything else (a
+# protocol line) closes the window: the Ctrl-C was noise.
+CTRL_C = 3
+TAKEOVER_MS = 1000
+_REPL_KEYS = (1, 2, 4, 5)
+_BLANKS = (9, 10, 13, 32)
+
+
+class Takeover:
+    """feed(data, now) -> the bytes for the protocol; a takeover sets `replay` (the bytes
+    after the trigger, a REPL control byte first, for the REPL to read)."""
+
+    def __init__(self):
+        self.at = None  # ticks_ms of a Ctrl-C whose window is open
+        self.interrupts = 0  # Ctrl-C seen since boot
+        self.replay = None
+
+    def ctrl_c(self, now):
+        """One Ctrl-C (a byte, or KeyboardInterrupt); True: a takeover."""
+        self.interrupts += 1
+        if self.at is not None and ticks_diff(now, self.at) < TAKEOVER_MS:
+            self.replay = b""
+            return True
+        self.at = now
+        return False
+
+    def feed(self, data, now):
+        if self.at is None and b"\x03" not in data:
+            return data  # the usual case: no Ctrl-C, nothing waiting on one
+        if self.at is not None and ticks_diff(now, self.at) >= TAKEOVER_MS:
+            self.at = None
+        out = bytearray()
+        for i in range(len(data)):
+            c = data[i]
+            if c == CTRL_C:
+                if self.ctrl_c(now):
+                    self.replay = bytes(data[i + 1 :])
+                    break
+            elif self.at is not None and c in _REPL_KEYS:
+                self.replay = bytes(data[i:])
+                break
+            else:
+                if c not in _BLANKS:
+                    self.at = None  # something else followed: the Ctrl-C was noise
+                out.append(c)
+        return bytes(out)
 
 
 def error(req_id, code, message, **extra):

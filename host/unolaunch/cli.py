@@ -86,7 +86,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         status: int = _load(args.command).run(args)
         return status
     except UnolaunchError as exc:
-        print(f"unolaunch: {exc}", file=sys.stderr)
+        print(f"unolaunch: {_plain(exc)}", file=sys.stderr)
         return exc.exit_status
     except KeyboardInterrupt:
         print("unolaunch: interrupted", file=sys.stderr)
@@ -104,11 +104,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         if os.environ.get("UNOLAUNCH_DEBUG"):
             traceback.print_exc()
         print(
-            f"unolaunch: internal error: {type(exc).__name__}: {exc} "
+            f"unolaunch: internal error: {type(exc).__name__}: {_plain(exc)} "
             "(please report it; set UNOLAUNCH_DEBUG=1 to see the details)",
             file=sys.stderr,
         )
         return 1
+
+
+def _plain(exc: BaseException) -> str:
+    """A message as one safe line: a name or a typed word quoted in it cannot act on the
+    terminal (its control and invisible characters are shown escaped)."""
+    from unolaunch.table.names import shown
+
+    return shown(exc)
 
 
 if __name__ == "__main__":

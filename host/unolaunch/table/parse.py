@@ -210,10 +210,11 @@ class Command:
 Parsed = Move | Command
 
 
-def tokens_of(text: str) -> list[str]:
-    """Lower-case words of ``text``; ``Bob:`` -> ``bob``, commas are spaces, number words
-    become digits, ``draw two`` -> ``draw 2``."""
-    words = text.replace(",", " ").replace(":", " ").lower().split()
+def tokens_of(text: str, commas: bool = False) -> list[str]:
+    """Lower-case words of ``text``; ``Bob:`` -> ``bob``, number words become digits,
+    ``draw two`` -> ``draw 2``. Commas are spaces, or (``commas``) ``","`` tokens that end
+    a card in a list of cards (``wild, blue skip``)."""
+    words = text.replace(",", " , " if commas else " ").replace(":", " ").lower().split()
     return [str(_NUMBER_WORDS[w]) if w in _NUMBER_WORDS else w for w in words]
 
 
@@ -254,13 +255,31 @@ def card_code(text: str, ctx: Context, default_color: bool = True) -> str:
 
 
 def _cards_in(toks: list[str], ctx: Context, default_color: bool) -> list[str]:
-    """Every card named in ``toks`` (a space-separated list such as ``r5 g7 wild``)."""
+    """Every card named in ``toks`` (a list such as ``r5 g7 wild`` or ``r5, wild, b7``:
+    a ``","`` token ends a card)."""
     cards: list[str] = []
     i = 0
     while i < len(toks):
+        if toks[i] == ",":
+            i += 1
+            continue
         code, _named, i = _next_card(toks, i, ctx, default_color)
         cards.append(code)
     return cards
+
+
+def _starts_coloured(toks: list[str], j: int, variant: str) -> bool:
+    """Whether ``toks[j]`` begins a coloured card's name (a number, ``skip``, ``hit 2``...):
+    then a colour word just before it is that card's colour, not a wild's."""
+    if j >= len(toks):
+        return False
+    if toks[j].isdigit() and len(toks[j]) == 1:
+        return True
+    try:
+        kind, _used = _match_kind(toks, j, variant)
+    except ParseError:
+        return False
+    return kind is not None and not kind.startswith("W")
 
 
 def _next_card(
@@ -272,7 +291,7 @@ def _next_card(
     if toks[i] in _COLOR_WORDS:
         pending = _COLOR_WORDS[toks[i]]
         i += 1
-        if i == len(toks):
+        if i == len(toks) or toks[i] == ",":
             raise ParseError(f"{pending} what? name the card too, e.g. '{pending} 5'")
     tok = toks[i]
     m = _COMPACT.match(tok)
@@ -285,9 +304,24 @@ def _next_card(
         raise ParseError(f"{tok!r} is not a card here; {_examples(ctx.variant)}")
     i += used
     if kind.startswith("W"):
-        if pending is None and i < len(toks) and toks[i] in _COLOR_WORDS:
+        # "wild blue" names the wild's colour, but in "wild blue skip" (a hand at round end)
+        # or "item box red skip" (the card it turned) the colour belongs to the next card.
+        if (
+            pending is None
+            and i < len(toks)
+            and toks[i] in _COLOR_WORDS
+            and not _starts_coloured(toks, i + 1, ctx.variant)
+        ):
             pending = _COLOR_WORDS[toks[i]]
             i += 1
+        elif (
+            pending is None
+            and toks[i : i + 1] == [","]
+            and len(toks) == i + 2
+            and toks[i + 1] in _COLOR_WORDS
+        ):
+            pending = _COLOR_WORDS[toks[i + 1]]  # "wild, blue": a colour alone is no card
+            i += 2
         return kind, pending, i
     colour = pending
     if colour is None and i < len(toks) and toks[i] in _COLOR_WORDS:
@@ -358,7 +392,8 @@ def parse(text: str, ctx: Context) -> Parsed:
     Returns a :class:`Move` or a :class:`Command`; raises :class:`ParseError` with a
     one-line explanation when the line cannot be read.
     """
-    toks = tokens_of(text)
+    listed = tokens_of(text, commas=True)  # the play's cards, a "," ending each
+    toks = [t for t in listed if t != ","]
     if not toks:
         return Command("show")
     by = ctx.awaiting_by
@@ -367,6 +402,7 @@ def parse(text: str, ctx: Context) -> Parsed:
         named = _player(toks[0], ctx.players) if not _is_word(toks[0]) else None
         if named is not None and toks[1] not in ("has", "=") and not _is_fix(toks):
             by = named
+            listed = listed[listed.index(toks[0]) + 1 :]
             toks = toks[1:]
     command = _command(toks, ctx)
     if command is not None:
@@ -399,7 +435,7 @@ def parse(text: str, ctx: Context) -> Parsed:
         return _choose(by, rest, ctx)
     if "choose" in ctx.verbs and "play" not in ctx.verbs and len(toks) == 1:
         return _choose(by, toks, ctx)
-    return _play(by, toks, ctx)
+    return _play(by, listed, ctx)
 
 
 _YES = {"yes", "y", "won", "win", "true", "guilty", "held", "right", "succeeded"}
@@ -547,6 +583,7 @@ def _choose(by: str, rest: list[str], ctx: Context) -> Move:
 
 
 def _play(by: str, toks: list[str], ctx: Context) -> Move:
+    """A play; ``toks`` may hold ``","`` tokens, each ending a card of the line."""
     uno = "uno" in toks
     words = [w for w in toks if w != "uno" and w not in _FILLER]
     give: str | None = None
@@ -555,7 +592,7 @@ def _play(by: str, toks: list[str], ctx: Context) -> Move:
         give_words = words[k + 1 :]
         words = words[:k]
         if give_words:
-            give = card_code(" ".join(give_words), ctx)
+            give = card_code(" ".join(w for w in give_words if w != ","), ctx)
     target: str | None = None
     kept: list[str] = []
     for w in words:
@@ -566,10 +603,15 @@ def _play(by: str, toks: list[str], ctx: Context) -> Move:
             target = who
         else:
             kept.append(w)
+    while kept and kept[0] == ",":
+        del kept[0]
     if not kept:
         raise ParseError(f"what did {by} play? {_examples(ctx.variant)}")
     first, colour, i = _next_card(kept, 0, ctx, default_color=True)
     kind = _kind_of(first)
+    if first == "WIB" and colour is None and len(kept) - i >= 2 and kept[-1] in _COLOR_WORDS:
+        # MK-18: the Bob-omb's colour may also come last: 'item box g7 Bob blue'.
+        colour = _COLOR_WORDS[kept.pop()]
     # More cards after the first: an Item Box's turn-up (MK-13) or the cards a Discard
     # All took out (ATK-12) — facts only the table knows (hidden hands).
     more_ctx = ctx if kind != "DA" else replace(ctx, color=_COLOUR_OF_LETTER[first[0]])
@@ -651,13 +693,14 @@ def _wild_word(code: str) -> str:
 
 
 def parse_hand(text: str, ctx: Context) -> list[str] | int:
-    """Read the cards left in a hand at round end: a list of cards (``r5 g7 wild``) or a
-    point total (``37`` or ``37 points``). An empty hand is ``0`` or ``none``."""
-    toks = [t for t in tokens_of(text) if t not in ("points", "point", "pts", "pt")]
-    if not toks:
+    """Read the cards left in a hand at round end: a list of cards (``r5 g7 wild``,
+    ``r5, wild, blue skip``) or a point total (``37`` or ``37 points``). ``none`` is an
+    empty list of cards (the table then checks it against the hand size, COM-8)."""
+    toks = [t for t in tokens_of(text, commas=True) if t not in ("points", "point", "pts", "pt")]
+    if not [t for t in toks if t != ","]:
         raise ParseError("type the cards left (e.g. 'r5 g7 wild') or their point total (e.g. 37)")
-    if toks in (["none"], ["nothing"], ["empty"]):
-        return 0
+    if toks in (["none"], ["nothing"], ["empty"], ["no", "cards"]):
+        return []
     if len(toks) == 1 and toks[0].isdigit() and len(toks[0]) <= 4:
         if int(toks[0]) > 2000:
             raise ParseError("that is more points than a hand can hold; type the total again")
@@ -667,6 +710,42 @@ def parse_hand(text: str, ctx: Context) -> list[str] | int:
         return _cards_in(toks, blind, default_color=False)
     except ParseError as exc:
         raise ParseError(f"{exc} (or type the hand's point total, e.g. 37)") from None
+
+
+def parse_discarded(text: str, ctx: Context) -> list[str] | int:
+    """ATK-12: what went with a Discard All of the colour ``ctx.color``: its cards
+    (``y3 y9``, ``3 9``, ``y3, y9``), how many (a bare number: ``2``) or ``none`` (``[]``)."""
+    colour = ctx.color or "red"
+    toks = [t for t in tokens_of(text, commas=True) if t not in ("cards", "card", "more")]
+    words = [t for t in toks if t != ","]
+    if not words:
+        raise ParseError(
+            f"type the other {colour} cards (e.g. {_LETTER[colour]}3 {_LETTER[colour]}9), "
+            "how many (e.g. 2), or none"
+        )
+    if words in (["none"], ["nothing"], ["no"], ["0"]):
+        return []
+    if len(words) == 1 and words[0].isdigit():
+        n = int(words[0])
+        if n > 30:
+            raise ParseError(f"{n} is more {colour} cards than the deck has; type how many")
+        return n
+    cards = _cards_in(toks, replace(ctx, color=colour), default_color=True)
+    for code in cards:
+        if code.startswith("W") or code[0] != _LETTER[colour]:
+            raise ParseError(
+                f"{code} is not {colour}: a Discard All takes only the cards of its own colour "
+                "(ATK-12); type the cards again"
+            )
+    return cards
+
+
+def table_command(text: str, ctx: Context) -> Command | None:
+    """A table command (``undo [N]``, ``fix NAME N``, ``help``, ``quit``, ``show``...) typed
+    where the table asks for something else (the cards left at round end, the game's end);
+    ``None`` when ``text`` is not one."""
+    toks = tokens_of(text)
+    return _command(toks, ctx) if toks else None
 
 
 def vocabulary(ctx: Context) -> list[str]:
@@ -721,6 +800,8 @@ def help_text(ctx: Context) -> str:
     if v == "attack":
         lines += [
             f"  'hit 2', 'discard all', 'wild blue', 'hit4 red', 'attack blue {other}'",
+            "  'yellow discard all y3 y9'  a Discard All with the other yellow cards it took"
+            " (ATK-12; left out, they are asked for: the cards, how many, or none)",
             "  press            a press of the launcher (no launcher: 'press 3': 3 cards came out)",
         ]
     elif v == "mario-kart":
@@ -743,5 +824,9 @@ def help_text(ctx: Context) -> str:
         f"  fix {other} 5       correct a hand size",
         "  undo [N]         take back the last action(s);  quit  stop here (--resume later)",
         "  clear            after clearing a jam or reloading the launcher",
+        "  commas separate cards: 'item box, red skip'; 'r5, g7, wild, blue skip'",
+        "At a round's end, the cards left in each hand ('r5 g7 wild blue skip') or their points"
+        " (37), 'none' for no cards; they must fit the hand size shown — 'fix NAME N' first if"
+        " it is wrong (COM-8). 'undo' goes back across a round's or the game's end.",
     ]
     return "\n".join(lines)

@@ -4,6 +4,10 @@ Pure rendering: :func:`render` takes a :class:`View` (the engine's snapshot plus
 the table knows: names, round, launcher state, the last thing that happened) and returns
 a rich renderable. Colours come from rich's Console, which turns them off by itself when
 the output is not a terminal (or ``NO_COLOR`` is set), so a log or a pipe stays plain.
+
+Every text goes to rich as :class:`~rich.text.Text`, never as markup, and names and
+messages pass through :func:`~unolaunch.table.names.shown`: a stored name such as ``[/]``
+or one holding ESC is drawn as typed, escaped, and cannot break or take over the screen.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from unolaunch.table.names import shown
 from unolaunch.table.parse import KIND_NAMES
 
 VARIANT_TITLES = {
@@ -107,7 +112,7 @@ def awaiting_text(awaiting: Mapping[str, Any] | None) -> str:
     if not awaiting:
         return "nobody"
     verbs = [_VERB_TEXT.get(v, v) for v in awaiting.get("verbs", []) if v != "catch"]
-    return f"{awaiting.get('by')}: {' or '.join(verbs) if verbs else 'nothing'}"
+    return f"{shown(awaiting.get('by'))}: {' or '.join(verbs) if verbs else 'nothing'}"
 
 
 def render(view: View) -> RenderableType:
@@ -123,15 +128,15 @@ def render(view: View) -> RenderableType:
 
     lines: list[RenderableType] = []
     if st.get("game_winner"):
-        lines.append(Text(f"🏆 {st['game_winner']} wins the game!", style="bold magenta"))
+        lines.append(Text(f"🏆 {shown(st['game_winner'])} wins the game!", style="bold magenta"))
     elif st.get("round_winner"):
         pts = st.get("round_points")
         won = f" (+{pts} points)" if pts is not None else ""
-        lines.append(Text(f"{st['round_winner']} wins the round{won}", style="bold magenta"))
+        lines.append(Text(f"{shown(st['round_winner'])} wins the round{won}", style="bold magenta"))
     who = awaiting.get("by") or turn
     big = Text()
     big.append("▶ ", style="bold")
-    big.append(f"{who}", style="bold reverse")
+    big.append(shown(who), style="bold reverse")
     verbs = awaiting_text(awaiting).split(": ", 1)[-1] if awaiting else "their turn"
     if view.doing:
         verbs = view.doing
@@ -160,17 +165,17 @@ def render(view: View) -> RenderableType:
         cards = Text("?" if n is None else str(n))
         if n == 1:
             cards.append(" UNO" if p in view.uno_said else " (1)", style="bold yellow")
-        notes = Text(view.owed.get(p, ""), style="bold cyan")
+        notes = Text(shown(view.owed.get(p, "")), style="bold cyan")
         if p == turn and p != who:
             notes.append(" (turn)")
-        table.add_row(mark, p, cards, str(scores.get(p, 0)), notes)
+        table.add_row(Text(mark), Text(shown(p)), cards, Text(str(scores.get(p, 0))), notes)
     lines.append(table)
     if view.launcher:
-        lines.append(Text(f"launcher: {view.launcher}", style="dim"))
+        lines.append(Text(f"launcher: {shown(view.launcher)}", style="dim"))
     if st.get("stock_size") is not None and view.variant != "attack":
         lines.append(Text(f"stock: {st['stock_size']} cards", style="dim"))
     if view.notice:
-        lines.append(Text(view.notice))
+        lines.append(Text(shown(view.notice)))
     if view.warning:
-        lines.append(Text(f"⚠ {view.warning}", style="bold red"))
-    return Panel(Group(*lines), title=header, title_align="left", expand=False)
+        lines.append(Text(f"⚠ {shown(view.warning)}", style="bold red"))
+    return Panel(Group(*lines), title=Text(header), title_align="left", expand=False)

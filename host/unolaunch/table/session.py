@@ -43,6 +43,10 @@ _CHOICE = {
 }
 
 
+#: The rule that gives the card values a round-end total is checked against, by variant.
+_VALUES_RULE = {"attack": "ATK-23", "mario-kart": "MK-24", "pocket-pizza": "PP-18"}
+
+
 class TableError(UnolaunchError):
     """An action the table cannot take now (the message says what to do instead)."""
 
@@ -107,11 +111,11 @@ class Session:
         for entry in journal.entries(record.id):
             try:
                 session._replay(entry.kind, entry.data)
-            except (IllegalMoveError, ValueError) as exc:
+            except (IllegalMoveError, ValueError, KeyError, TypeError) as exc:
                 raise UnolaunchError(
-                    f"game {record.id} cannot be replayed at entry {entry.seq} ({exc}); "
-                    "it was stored by an incompatible version — 'unolaunch history "
-                    f"{record.id}' shows its log"
+                    f"game {record.id}'s journal is damaged at entry {entry.seq}: it does not "
+                    f"replay ({exc}); the entries before it are intact — 'unolaunch history "
+                    f"{record.id}' shows them"
                 ) from None
         return session
 
@@ -196,9 +200,14 @@ class Session:
         }
 
     def apply(self, action: Mapping[str, Any]) -> list[Effect]:
-        """Apply one action and journal it; ``IllegalMoveError`` leaves everything as it was."""
+        """Apply one action and journal it; ``IllegalMoveError`` leaves everything as it was.
+
+        Table facts that cannot be true of the hands the table knows are refused first with
+        :class:`TableError` (a round-end hand that does not fit its size, COM-8; a Discard
+        All without the cards that went with it, ATK-12)."""
         data = dict(action)
         with self.lock:
+            self._check_facts(data)
             effects = self.game.apply(data)
             try:
                 self.journal.append(self.id, "action", data, **self._summary())
@@ -288,6 +297,9 @@ class Session:
             aw = self.game.awaiting
             if self.choice() != "reveal" or not aw:
                 raise TableError("the round is not waiting for the cards left in the hands")
+            for p, v in left.items():
+                if p in self.game.players:
+                    self.check_left(p, v)  # COM-8, before mixed answers become totals
             hands = {p: v for p, v in left.items() if isinstance(v, list)}
             if len(hands) == len(left):
                 choice: dict[str, Any] = {"hands": hands}
@@ -300,6 +312,92 @@ class Session:
         if isinstance(left, int):
             return left
         return sum(self.game.points[parse_card(c)] for c in left)
+
+    # ------------------------------------------------------------------ table facts
+    def hand_value_range(self, n: int) -> tuple[int, int]:
+        """The least and the most ``n`` cards of this game's deck can be worth (card values
+        ATK-1/MK-1/PP-1): the ``n`` cheapest and the ``n`` dearest cards of the deck."""
+        g = self.game
+        values = sorted(g.points[c] for c, k in g.composition.items() for _ in range(k))
+        n = max(0, min(n, len(values)))
+        return sum(values[:n]), sum(values[len(values) - n :])
+
+    def check_left(self, player: str, left: list[str] | int) -> None:
+        """COM-8: refuse (``TableError``) a round-end answer for ``player`` that the hand the
+        table knows cannot hold: a card list of another length than the hand, more copies
+        of a card than the deck has, or a total outside what that many cards are worth."""
+        g = self.game
+        rule = _VALUES_RULE.get(g.variant, "COM-8")
+        with self.lock:
+            n = len(g.hands[g.players.index(player)])
+        cards = f"{n} card{'s' * (n != 1)}"
+        fix = f"if {player} does not hold {cards}, type 'fix {player} N' first (N: the real count)"
+        if isinstance(left, list):
+            if len(left) != n:
+                typed = f"{len(left)} card{'s' * (len(left) != 1)}"
+                raise TableError(
+                    f"COM-8: {player} holds {cards}, but {typed} were typed: type all "
+                    f"{n} (or their point total); {fix}"
+                )
+            for code in sorted(set(left)):
+                have = g.composition.get(parse_card(code), 0)
+                if left.count(code) > have:
+                    raise TableError(
+                        f"{rule}: the {g.variant} deck has {have} {code}, not "
+                        f"{left.count(code)}: type the cards again"
+                    )
+            return
+        low, high = self.hand_value_range(n)
+        if not low <= left <= high:
+            most = f"at most {high}" if left > high else f"at least {low}"
+            raise TableError(
+                f"{rule}: {cards} {'is' if n == 1 else 'are'} worth {most} points in "
+                f"{g.variant}, not {left}: type the total again; {fix}"
+            )
+
+    def check_action(self, action: Mapping[str, Any]) -> None:
+        """Raise what :meth:`apply` would raise for ``action``, changing nothing (the
+        engine tries it and takes it back)."""
+        data = dict(action)
+        with self.lock:
+            self._check_facts(data)
+            self.game.apply(data)
+            self.game.undo()
+
+    def _check_facts(self, data: Mapping[str, Any]) -> None:
+        g = self.game
+        choose = data.get("choose")
+        if isinstance(choose, Mapping) and self.choice() == "reveal":
+            for key in ("hands", "points"):
+                given = choose.get(key)
+                if not isinstance(given, Mapping):
+                    continue
+                for player, value in given.items():
+                    if player not in g.players or isinstance(value, bool):
+                        continue  # the engine names what is wrong
+                    if isinstance(value, list) and all(isinstance(c, str) for c in value):
+                        try:
+                            self.check_left(player, list(value))
+                        except ValueError:  # an unknown card code: the engine says so
+                            continue
+                    elif isinstance(value, int):
+                        self.check_left(player, value)
+        play = data.get("play")
+        if (
+            g.variant == "attack"
+            and isinstance(play, str)
+            and play[1:] == "DA"
+            and "discarded" not in data
+            and data.get("by") in g.players
+        ):
+            size = len(g.hands[g.players.index(str(data["by"]))])
+            if size > 1:
+                colour = {"r": "red", "y": "yellow", "g": "green", "b": "blue"}.get(play[0], "")
+                raise TableError(
+                    f"ATK-12: a Discard All takes every other {colour} card of {data['by']}'s "
+                    f"hand with it: say which ('{colour} discard all {play[0]}3 {play[0]}9'), "
+                    "how many, or none"
+                )
 
 
 def arming_for(game: Game) -> Arming | None:
