@@ -13,6 +13,7 @@
 //   5. UART TX interrupt raised per transmitted byte, cleared by ICR (no interrupt storm)
 //   6. watchdog/machine.reset() rebuild a fresh chip (REASON + SCRATCH kept)
 //   8. "stall": IN transfers of the CDC data endpoint are held until "unstall"
+//   9. speed: a faster instruction loop in place of executeInstruction() + clock.tick()
 'use strict';
 
 const fs = require('fs');
@@ -333,6 +334,693 @@ class FlashSSI extends RegisterFile {
 }
 
 // ---------------------------------------------------------------------------------------------
+// 9. Speed: rp2040js's CortexM0Core.executeInstruction() walks one long if/else chain per
+// instruction and reaches SRAM through several range checks, and the run loop called
+// clock.tick() after every instruction. makeFastCore() returns run(), which executes a run of
+// instructions itself: one switch-dispatched decoder for the data-processing, load/store and
+// branch instructions, direct typed-array access to SRAM, flash and ROM (and a direct path to
+// SIO, where the SDK's hardware divider lives), and the clock advanced in place, through
+// clock.tick() only when an alarm is due. Anything else (a pending exception, system
+// instructions, SVC/BKPT/UDF, WFE/WFI/SEV, CPS, MSR/MRS, barriers) goes to the stock
+// executeInstruction(), which re-fetches the instruction: nothing is changed before that
+// fallback. Every handled instruction computes exactly what the stock one does (results, flags,
+// cycle counts, the bus accesses it makes, the time peripherals see), so emulated behaviour and
+// timing are unchanged; core.cycles is brought up to date when run() returns.
+function makeFastCore(mcu) {
+  const clock = mcu.clock;
+  const core = mcu.core;
+  const R = core.registers;
+  const RAM = 0x20000000;
+  const sram8 = mcu.sram;
+  const sram16 = new Uint16Array(sram8.buffer, sram8.byteOffset, sram8.length >> 1);
+  const sram32 = new Uint32Array(sram8.buffer, sram8.byteOffset, sram8.length >> 2);
+  const SRAM_LEN = sram8.length;
+  const flash8 = mcu.flash;
+  const flash16 = new Uint16Array(flash8.buffer, flash8.byteOffset, flash8.length >> 1);
+  const flash32 = new Uint32Array(flash8.buffer, flash8.byteOffset, flash8.length >> 2);
+  const FLASH = 0x10000000;
+  const FLASH_LEN = flash8.length; // 16 MiB: the XIP window 0x10000000-0x10ffffff
+  const rom32 = mcu.bootrom;
+  const rom16 = new Uint16Array(rom32.buffer, rom32.byteOffset, rom32.length * 2);
+  const rom8 = new Uint8Array(rom32.buffer, rom32.byteOffset, rom32.length * 4);
+  const ROM_LEN = rom32.length * 4;
+
+  // Memory: fast paths where stock rp2040js would reach the same array, else the stock bus.
+  function rd32(a) {
+    const u = a >>> 0;
+    if ((u & 3) === 0) {
+      const o = u - RAM;
+      if (o >= 0 && o < SRAM_LEN) return sram32[o >>> 2];
+      if (u >= FLASH && u < 0x14000000) return flash32[(u & 0xffffff) >>> 2]; // 4 XIP mirrors
+      if (u < ROM_LEN) return rom32[u >>> 2];
+      if (u >= 0xd0000000 && u < 0xe0000000) return mcu.sio.readUint32(u - 0xd0000000); // SIO
+    }
+    return mcu.readUint32(a);
+  }
+  function rd16(a) {
+    const u = a >>> 0;
+    if ((u & 1) === 0) {
+      const o = u - RAM;
+      if (o >= 0 && o < SRAM_LEN) return sram16[o >>> 1];
+      const f = u - FLASH;
+      if (f >= 0 && f < FLASH_LEN) return flash16[f >>> 1];
+      if (u < ROM_LEN) return rom16[u >>> 1];
+    }
+    return mcu.readUint16(a);
+  }
+  function rd8(a) {
+    const u = a >>> 0;
+    const o = u - RAM;
+    if (o >= 0 && o < SRAM_LEN) return sram8[o];
+    const f = u - FLASH;
+    if (f >= 0 && f < FLASH_LEN) return flash8[f];
+    if (u < ROM_LEN) return rom8[u];
+    return mcu.readUint8(a);
+  }
+  // (no peripheral is mapped over SRAM, so stock writes there land in the array too)
+  function wr32(a, v) {
+    const u = a >>> 0;
+    const o = u - RAM;
+    if ((u & 3) === 0 && o >= 0 && o < SRAM_LEN) sram32[o >>> 2] = v;
+    else if (u >= 0xd0000000 && u < 0xe0000000) mcu.sio.writeUint32(u - 0xd0000000, v); // SIO
+    else mcu.writeUint32(a, v);
+  }
+  function wr16(a, v) {
+    const u = a >>> 0;
+    const o = u - RAM;
+    if ((u & 1) === 0 && o >= 0 && o < SRAM_LEN) sram16[o >>> 1] = v;
+    else mcu.writeUint16(a, v);
+  }
+  function wr8(a, v) {
+    const u = a >>> 0;
+    const o = u - RAM;
+    if (o >= 0 && o < SRAM_LEN) sram8[o] = v;
+    else mcu.writeUint8(a, v);
+  }
+  // instruction fetch: flash first
+  function fetch(a) {
+    const f = a - FLASH;
+    if (f >= 0 && f < FLASH_LEN) return flash16[f >>> 1];
+    return rd16(a);
+  }
+  // core.cyclesIO(): SIO 0, APB 3 (read) / 4 (write), anything else 1
+  function io(a, w) {
+    const u = a >>> 0;
+    if (u >= 0xd0000000 && u < 0xe0000000) return 0;
+    if (u >= 0x40000000 && u < 0x50000000) return w ? 4 : 3;
+    return 1;
+  }
+
+  function run(limit, budget, cycleNs) {
+    let n = 0;
+    let cycles = 0; // of the instructions done here (the stock core counts its own)
+    let now = clock.nanosCounter;
+    while (n < budget && !stopBatch && now < limit) {
+      n++;
+      let cyc = 1;
+      if (core.interruptsUpdated) cyc = -1;
+      else {
+        const pc = R[15];
+        const opcodePC = pc & ~1;
+        const op = fetch(opcodePC);
+        dispatch: switch (op >>> 11) {
+          case 0x00: {
+            // LSLS (immediate)
+            const imm5 = (op >> 6) & 0x1f;
+            const input = R[(op >> 3) & 7];
+            const result = input << imm5;
+            R[15] = pc + 2;
+            R[op & 7] = result;
+            core.N = !!(result & 0x80000000);
+            core.Z = result === 0;
+            if (imm5) core.C = !!(input & (1 << (32 - imm5)));
+            break;
+          }
+          case 0x01: {
+            // LSRS (immediate)
+            const imm5 = (op >> 6) & 0x1f;
+            const input = R[(op >> 3) & 7];
+            const result = imm5 ? input >>> imm5 : 0;
+            R[15] = pc + 2;
+            R[op & 7] = result;
+            core.N = !!(result & 0x80000000);
+            core.Z = result === 0;
+            core.C = !!((input >>> (imm5 ? imm5 - 1 : 31)) & 0x1);
+            break;
+          }
+          case 0x02: {
+            // ASRS (immediate)
+            const imm5 = (op >> 6) & 0x1f;
+            const input = R[(op >> 3) & 7];
+            const shiftN = imm5 ? imm5 : 32;
+            const result = shiftN < 32 ? input >> shiftN : (input & 0x80000000) >> 31;
+            R[15] = pc + 2;
+            R[op & 7] = result;
+            core.N = !!(result & 0x80000000);
+            core.Z = (result & 0xffffffff) === 0;
+            core.C = input & (1 << (shiftN - 1)) ? true : false;
+            break;
+          }
+          case 0x03: {
+            // ADDS/SUBS (register, 3-bit immediate)
+            const Rn = (op >> 3) & 7;
+            const x = (op >> 6) & 7; // Rm or imm3
+            R[15] = pc + 2;
+            switch ((op >> 9) & 3) {
+              case 0:
+                R[op & 7] = core.addUpdateFlags(R[Rn], R[x]);
+                break;
+              case 1:
+                R[op & 7] = core.substractUpdateFlags(R[Rn], R[x]);
+                break;
+              case 2:
+                R[op & 7] = core.addUpdateFlags(R[Rn], x);
+                break;
+              default:
+                R[op & 7] = core.substractUpdateFlags(R[Rn], x);
+            }
+            break;
+          }
+          case 0x04: {
+            // MOVS (immediate)
+            const value = op & 0xff;
+            R[15] = pc + 2;
+            R[(op >> 8) & 7] = value;
+            core.N = false;
+            core.Z = value === 0;
+            break;
+          }
+          case 0x05: // CMP (immediate)
+            R[15] = pc + 2;
+            core.substractUpdateFlags(R[(op >> 8) & 7], op & 0xff);
+            break;
+          case 0x06: {
+            // ADDS (8-bit immediate)
+            const Rdn = (op >> 8) & 7;
+            R[15] = pc + 2;
+            R[Rdn] = core.addUpdateFlags(R[Rdn], op & 0xff);
+            break;
+          }
+          case 0x07: {
+            // SUBS (8-bit immediate)
+            const Rdn = (op >> 8) & 7;
+            R[15] = pc + 2;
+            R[Rdn] = core.substractUpdateFlags(R[Rdn], op & 0xff);
+            break;
+          }
+          case 0x08:
+            if (!(op & 0x400)) {
+              // data processing (register)
+              const Rm = (op >> 3) & 7;
+              const Rdn = op & 7;
+              R[15] = pc + 2;
+              switch ((op >> 6) & 0xf) {
+                case 0: {
+                  // ANDS
+                  const result = R[Rdn] & R[Rm];
+                  R[Rdn] = result;
+                  core.N = !!(result & 0x80000000);
+                  core.Z = (result & 0xffffffff) === 0;
+                  break;
+                }
+                case 1: {
+                  // EORS
+                  const result = R[Rm] ^ R[Rdn];
+                  R[Rdn] = result;
+                  core.N = !!(result & 0x80000000);
+                  core.Z = result === 0;
+                  break;
+                }
+                case 2: {
+                  // LSLS (register)
+                  const input = R[Rdn];
+                  const shiftCount = R[Rm] & 0xff;
+                  const result = shiftCount >= 32 ? 0 : input << shiftCount;
+                  R[Rdn] = result;
+                  core.N = !!(result & 0x80000000);
+                  core.Z = result === 0;
+                  if (shiftCount) core.C = !!(input & (1 << (32 - shiftCount)));
+                  break;
+                }
+                case 3: {
+                  // LSRS (register)
+                  const shiftAmount = R[Rm] & 0xff;
+                  const input = R[Rdn];
+                  const result = shiftAmount < 32 ? input >>> shiftAmount : 0;
+                  R[Rdn] = result;
+                  core.N = !!(result & 0x80000000);
+                  core.Z = result === 0;
+                  core.C = shiftAmount <= 32 ? !!((input >>> (shiftAmount - 1)) & 0x1) : false;
+                  break;
+                }
+                case 4: {
+                  // ASRS (register)
+                  const input = R[Rdn];
+                  const shiftN = (R[Rm] & 0xff) < 32 ? R[Rm] & 0xff : 32;
+                  const result = shiftN < 32 ? input >> shiftN : (input & 0x80000000) >> 31;
+                  R[Rdn] = result;
+                  core.N = !!(result & 0x80000000);
+                  core.Z = (result & 0xffffffff) === 0;
+                  core.C = input & (1 << (shiftN - 1)) ? true : false;
+                  break;
+                }
+                case 5: // ADCS
+                  R[Rdn] = core.addUpdateFlags(R[Rm], R[Rdn] + (core.C ? 1 : 0));
+                  break;
+                case 6: // SBCS
+                  R[Rdn] = core.substractUpdateFlags(R[Rdn], R[Rm] + (1 - (core.C ? 1 : 0)));
+                  break;
+                case 7: {
+                  // ROR
+                  const input = R[Rdn];
+                  const shift = (R[Rm] & 0xff) % 32;
+                  const result = (input >>> shift) | (input << (32 - shift));
+                  R[Rdn] = result;
+                  core.N = !!(result & 0x80000000);
+                  core.Z = result === 0;
+                  core.C = !!(result & 0x80000000);
+                  break;
+                }
+                case 8: {
+                  // TST
+                  const result = R[Rdn] & R[Rm];
+                  core.N = !!(result & 0x80000000);
+                  core.Z = result === 0;
+                  break;
+                }
+                case 9: // RSBS (NEGS)
+                  R[Rdn] = core.substractUpdateFlags(0, R[Rm]);
+                  break;
+                case 10: // CMP (register)
+                  core.substractUpdateFlags(R[Rdn], R[Rm]);
+                  break;
+                case 11: // CMN
+                  core.addUpdateFlags(R[Rdn], R[Rm]);
+                  break;
+                case 12: {
+                  // ORRS
+                  const result = R[Rdn] | R[Rm];
+                  R[Rdn] = result;
+                  core.N = !!(result & 0x80000000);
+                  core.Z = (result & 0xffffffff) === 0;
+                  break;
+                }
+                case 13: {
+                  // MULS
+                  const result = Math.imul(R[Rm], R[Rdn]);
+                  R[Rdn] = result;
+                  core.N = !!(result & 0x80000000);
+                  core.Z = (result & 0xffffffff) === 0;
+                  break;
+                }
+                case 14: {
+                  // BICS
+                  const result = R[Rdn] & ~R[Rm];
+                  R[Rdn] = result;
+                  core.N = !!(result & 0x80000000);
+                  core.Z = result === 0;
+                  break;
+                }
+                default: {
+                  // MVNS
+                  const result = ~R[Rm];
+                  R[Rdn] = result;
+                  core.N = !!(result & 0x80000000);
+                  core.Z = result === 0;
+                }
+              }
+            } else {
+              switch ((op >> 8) & 3) {
+                case 0: {
+                  // ADD (register), high registers allowed
+                  const Rm = (op >> 3) & 0xf;
+                  const Rdn = ((op & 0x80) >> 4) | (op & 0x7);
+                  const PC = pc + 2;
+                  R[15] = PC;
+                  const leftValue = Rdn === 15 ? PC + 2 : R[Rdn];
+                  const rightValue = Rm === 15 ? PC + 2 : R[Rm];
+                  const result = leftValue + rightValue;
+                  if (Rdn !== 13 && Rdn !== 15) R[Rdn] = result;
+                  else if (Rdn === 15) {
+                    R[15] = result & ~0x1;
+                    cyc++;
+                  } else R[13] = result & ~0x3;
+                  break;
+                }
+                case 1: {
+                  // CMP (register), encoding T2
+                  const Rm = (op >> 3) & 0xf;
+                  const Rn = ((op >> 4) & 0x8) | (op & 0x7);
+                  R[15] = pc + 2;
+                  core.substractUpdateFlags(R[Rn], R[Rm]);
+                  break;
+                }
+                case 2: {
+                  // MOV (register)
+                  const Rm = (op >> 3) & 0xf;
+                  const Rd = ((op >> 4) & 0x8) | (op & 0x7);
+                  const PC = pc + 2;
+                  R[15] = PC;
+                  let value = Rm === 15 ? PC + 2 : R[Rm];
+                  if (Rd === 15) {
+                    cyc++;
+                    value &= ~1;
+                  } else if (Rd === 13) value &= ~3;
+                  R[Rd] = value;
+                  break;
+                }
+                default: {
+                  if (op & 7) { cyc = -1; break dispatch; }
+                  const Rm = (op >> 3) & 0xf;
+                  R[15] = pc + 2;
+                  if (op & 0x80) {
+                    // BLX (register)
+                    R[14] = R[15] | 0x1;
+                    R[15] = R[Rm] & ~1;
+                    cyc++;
+                    core.blTaken(core, true);
+                  } else {
+                    // BX
+                    core.BXWritePC(R[Rm]);
+                    cyc++;
+                  }
+                }
+              }
+            }
+            break;
+          case 0x09: {
+            // LDR (literal)
+            const PC = pc + 2;
+            R[15] = PC;
+            const addr = ((PC + 2) & 0xfffffffc) + ((op & 0xff) << 2);
+            cyc += io(addr, false);
+            R[(op >> 8) & 7] = rd32(addr);
+            break;
+          }
+          case 0x0a:
+          case 0x0b: {
+            // load/store (register offset)
+            const addr = R[(op >> 6) & 7] + R[(op >> 3) & 7];
+            const Rt = op & 7;
+            R[15] = pc + 2;
+            switch ((op >> 9) & 7) {
+              case 0: // STR
+                cyc += io(addr, true);
+                wr32(addr, R[Rt]);
+                break;
+              case 1: // STRH
+                cyc += io(addr, true);
+                wr16(addr, R[Rt]);
+                break;
+              case 2: // STRB
+                cyc += io(addr, true);
+                wr8(addr, R[Rt]);
+                break;
+              case 3: // LDRSB
+                cyc += io(addr, false);
+                R[Rt] = (rd8(addr) << 24) >> 24;
+                break;
+              case 4: // LDR
+                cyc += io(addr, false);
+                R[Rt] = rd32(addr);
+                break;
+              case 5: // LDRH
+                cyc += io(addr, false);
+                R[Rt] = rd16(addr);
+                break;
+              case 6: // LDRB
+                cyc += io(addr, false);
+                R[Rt] = rd8(addr);
+                break;
+              default: // LDRSH
+                cyc += io(addr, false);
+                R[Rt] = (rd16(addr) << 16) >> 16;
+            }
+            break;
+          }
+          case 0x0c: {
+            // STR (immediate)
+            const addr = R[(op >> 3) & 7] + (((op >> 6) & 0x1f) << 2);
+            R[15] = pc + 2;
+            cyc += io(addr, true);
+            wr32(addr, R[op & 7]);
+            break;
+          }
+          case 0x0d: {
+            // LDR (immediate)
+            const addr = R[(op >> 3) & 7] + (((op >> 6) & 0x1f) << 2);
+            R[15] = pc + 2;
+            cyc += io(addr, false);
+            R[op & 7] = rd32(addr);
+            break;
+          }
+          case 0x0e: {
+            // STRB (immediate)
+            const addr = R[(op >> 3) & 7] + ((op >> 6) & 0x1f);
+            R[15] = pc + 2;
+            cyc += io(addr, true);
+            wr8(addr, R[op & 7]);
+            break;
+          }
+          case 0x0f: {
+            // LDRB (immediate)
+            const addr = R[(op >> 3) & 7] + ((op >> 6) & 0x1f);
+            R[15] = pc + 2;
+            cyc += io(addr, false);
+            R[op & 7] = rd8(addr);
+            break;
+          }
+          case 0x10: {
+            // STRH (immediate)
+            const addr = R[(op >> 3) & 7] + (((op >> 6) & 0x1f) << 1);
+            R[15] = pc + 2;
+            cyc += io(addr, true);
+            wr16(addr, R[op & 7]);
+            break;
+          }
+          case 0x11: {
+            // LDRH (immediate)
+            const addr = R[(op >> 3) & 7] + (((op >> 6) & 0x1f) << 1);
+            R[15] = pc + 2;
+            cyc += io(addr, false);
+            R[op & 7] = rd16(addr);
+            break;
+          }
+          case 0x12: {
+            // STR (SP plus immediate)
+            const addr = R[13] + ((op & 0xff) << 2);
+            R[15] = pc + 2;
+            cyc += io(addr, true);
+            wr32(addr, R[(op >> 8) & 7]);
+            break;
+          }
+          case 0x13: {
+            // LDR (SP plus immediate)
+            const addr = R[13] + ((op & 0xff) << 2);
+            R[15] = pc + 2;
+            cyc += io(addr, false);
+            R[(op >> 8) & 7] = rd32(addr);
+            break;
+          }
+          case 0x14: // ADR
+            R[15] = pc + 2;
+            R[(op >> 8) & 7] = (opcodePC & 0xfffffffc) + 4 + ((op & 0xff) << 2);
+            break;
+          case 0x15: // ADD (Rd = SP plus immediate)
+            R[15] = pc + 2;
+            R[(op >> 8) & 7] = R[13] + ((op & 0xff) << 2);
+            break;
+          case 0x16:
+          case 0x17:
+            switch (op >>> 8) {
+              case 0xb0: // ADD/SUB (SP plus/minus immediate)
+                R[15] = pc + 2;
+                if (op & 0x80) R[13] = (R[13] - ((op & 0x7f) << 2)) & ~0x3;
+                else R[13] = (R[13] + ((op & 0x7f) << 2)) & ~0x3;
+                break;
+              case 0xb2: {
+                // SXTH, SXTB, UXTH, UXTB
+                const v = R[(op >> 3) & 7];
+                R[15] = pc + 2;
+                switch ((op >> 6) & 3) {
+                  case 0:
+                    R[op & 7] = (v << 16) >> 16;
+                    break;
+                  case 1:
+                    R[op & 7] = (v << 24) >> 24;
+                    break;
+                  case 2:
+                    R[op & 7] = v & 0xffff;
+                    break;
+                  default:
+                    R[op & 7] = v & 0xff;
+                }
+                break;
+              }
+              case 0xb4:
+              case 0xb5: {
+                // PUSH
+                const bitCount = POPCOUNT9[op & 0x1ff];
+                R[15] = pc + 2;
+                let address = R[13] - 4 * bitCount;
+                for (let i = 0; i <= 7; i++) {
+                  if (op & (1 << i)) {
+                    wr32(address, R[i]);
+                    cyc++;
+                    address += 4;
+                  }
+                }
+                if (op & 0x100) wr32(address, R[14]);
+                R[13] = (R[13] - 4 * bitCount) & ~0x3;
+                break;
+              }
+              case 0xba: {
+                // REV, REV16, REVSH
+                const kind = (op >> 6) & 3;
+                if (kind === 2) { cyc = -1; break dispatch; }
+                const input = R[(op >> 3) & 7];
+                R[15] = pc + 2;
+                if (kind === 0) {
+                  R[op & 7] =
+                    ((input & 0xff) << 24) |
+                    (((input >> 8) & 0xff) << 16) |
+                    (((input >> 16) & 0xff) << 8) |
+                    ((input >> 24) & 0xff);
+                } else if (kind === 1) {
+                  R[op & 7] =
+                    (((input >> 16) & 0xff) << 24) |
+                    (((input >> 24) & 0xff) << 16) |
+                    ((input & 0xff) << 8) |
+                    ((input >> 8) & 0xff);
+                } else {
+                  R[op & 7] = ((((input & 0xff) << 8) | ((input >> 8) & 0xff)) << 16) >> 16;
+                }
+                break;
+              }
+              case 0xbc:
+              case 0xbd: {
+                // POP
+                R[15] = pc + 2;
+                let address = R[13];
+                for (let i = 0; i <= 7; i++) {
+                  if (op & (1 << i)) {
+                    R[i] = rd32(address);
+                    address += 4;
+                    cyc++;
+                  }
+                }
+                if (op & 0x100) {
+                  R[13] = (address + 4) & ~0x3;
+                  core.BXWritePC(rd32(address));
+                  cyc += 2;
+                } else R[13] = address & ~0x3;
+                break;
+              }
+              default:
+                { cyc = -1; break dispatch; }
+            }
+            break;
+          case 0x18: {
+            // STMIA
+            const Rn = (op >> 8) & 0x7;
+            R[15] = pc + 2;
+            let address = R[Rn];
+            for (let i = 0; i < 8; i++) {
+              if (op & (1 << i)) {
+                wr32(address, R[i]);
+                address += 4;
+                cyc++;
+              }
+            }
+            if (!(op & (1 << Rn))) R[Rn] = address;
+            break;
+          }
+          case 0x19: {
+            // LDMIA
+            const Rn = (op >> 8) & 0x7;
+            R[15] = pc + 2;
+            let address = R[Rn];
+            for (let i = 0; i < 8; i++) {
+              if (op & (1 << i)) {
+                R[i] = rd32(address);
+                address += 4;
+                cyc++;
+              }
+            }
+            if (!(op & (1 << Rn))) R[Rn] = address;
+            break;
+          }
+          case 0x1a:
+          case 0x1b: {
+            // B (conditional); UDF and SVC go to the stock core
+            const cond = (op >> 8) & 0xf;
+            if (cond >= 0xe) { cyc = -1; break dispatch; }
+            let imm8 = (op & 0xff) << 1;
+            if (imm8 & (1 << 8)) imm8 = (imm8 & 0x1ff) - 0x200;
+            R[15] = pc + 2;
+            if (core.checkCondition(cond)) {
+              R[15] = pc + 4 + imm8;
+              cyc++;
+            }
+            break;
+          }
+          case 0x1c: {
+            // B
+            let imm11 = (op & 0x7ff) << 1;
+            if (imm11 & (1 << 11)) imm11 = (imm11 & 0x7ff) - 0x800;
+            R[15] = pc + 4 + imm11;
+            cyc++;
+            break;
+          }
+          case 0x1e: {
+            // BL (the other 32-bit instructions go to the stock core)
+            const op2 = rd16(opcodePC + 2);
+            if (op2 >> 14 !== 0b11 || ((op2 >> 12) & 0x1) !== 1) { cyc = -1; break dispatch; }
+            const imm11 = op2 & 0x7ff;
+            const J2 = (op2 >> 11) & 0x1;
+            const J1 = (op2 >> 13) & 0x1;
+            const imm10 = op & 0x3ff;
+            const S = (op >> 10) & 0x1;
+            const I1 = 1 - (S ^ J1);
+            const I2 = 1 - (S ^ J2);
+            const imm32 =
+              ((S ? 0b11111111 : 0) << 24) | ((I1 << 23) | (I2 << 22) | (imm10 << 12) | (imm11 << 1));
+            const PC = pc + 2;
+            R[14] = (PC + 2) | 0x1;
+            R[15] = PC + 2 + imm32;
+            cyc += 2;
+            core.blTaken(core, false);
+            break;
+          }
+          default:
+            { cyc = -1; break dispatch; }
+        }
+      }
+      let stock = false;
+      if (cyc < 0) {
+        // left to the stock core (it takes pending exceptions, sleeps on WFE/WFI...)
+        cyc = core.executeInstruction();
+        stock = true;
+      } else cycles += cyc;
+      // clock.tick(), through the alarm list only when one is due
+      const dt = cyc * cycleNs;
+      const t = now + dt;
+      const next = clock.nextAlarm;
+      if (next !== null && next.nanos <= t) {
+        clock.tick(dt);
+        now = clock.nanosCounter;
+      } else clock.nanosCounter = now = t;
+      if (stock && core.waiting) break;
+    }
+    core.cycles += cycles;
+    return n;
+  }
+  return run;
+}
+const POPCOUNT9 = new Uint8Array(512);
+for (let i = 1; i < 512; i++) POPCOUNT9[i] = (i & 1) + POPCOUNT9[i >> 1];
+
+// ---------------------------------------------------------------------------------------------
 // Global state: the physical world around the chip
 const world = new Map(); // GPIO -> 0/1 driven by the outside world (persists across resets)
 const usbIn = []; // host -> device bytes queued (Buffers), fed as the OUT endpoint arms
@@ -489,6 +1177,7 @@ function buildChip({ reason = 0, scratch = null } = {}) {
   };
 
   mcu.core.PC = 0x10000000; // start at boot2 in flash, as the rp2040js demo does
+  c.run = makeFastCore(mcu); // 9.
   chip = c;
   refreshInputs(c);
   return c;
@@ -672,10 +1361,7 @@ function runBatch(c, limitLocal) {
       budget -= 10;
       continue;
     }
-    for (let i = 0; i < 1000 && !stopBatch && !core.waiting && clock.nanosCounter < limitLocal; i++) {
-      clock.tick(core.executeInstruction() * cycleNs);
-    }
-    budget -= 1000;
+    budget -= c.run(limitLocal, Math.min(budget, 1000), cycleNs);
   }
 }
 
