@@ -284,7 +284,12 @@ def test_machine_api_answers_as_the_rp2_port(board: str, snippet: str) -> None:
     code, want = MACHINE_SNIPPETS[snippet]
     sim = start_board(board)
     try:
-        _wait_running(sim)
+        fw = Link(sim)
+        try:
+            fw.hello()
+            assert fw.request("repl")["ok"]  # the takeover unolaunch flash uses
+        finally:
+            fw.close()
         out = subprocess.run(
             [sys.executable, "-m", "mpremote", "connect", sim.port, "exec", code],
             capture_output=True,
