@@ -35,7 +35,8 @@ sys.path.insert(0, str(ROOT / "host"))
 import serial  # noqa: E402
 from unolaunch.sim import make_launcher  # noqa: E402
 
-CPU_LOOP = b"import time\r\nt=time.ticks_us()\r\nfor i in range(20000): pass\r\n"
+CPU_LOOP = b"import time\r\n"
+CPU_LOOP += b"t=time.ticks_us(); exec('i=0\\nwhile i<20000:\\n i+=1'); "
 CPU_LOOP += b"print('us', time.ticks_diff(time.ticks_us(), t))\r\n"
 
 
