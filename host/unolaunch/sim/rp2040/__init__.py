@@ -331,12 +331,6 @@ class Rp2040Launcher(SimBoard):
                 self._cards = int(rest[0])
         self._command("ctl:" + line, wait=True)
 
-    @property
-    def cards(self) -> int:
-        """Cards in the magazine."""
-        with self._lock:
-            return self._cards
-
     # ------------------------------------------------------------------ setup
     def _prepare_image(self, files: Rp2Files) -> Path:
         flash = self._flash
