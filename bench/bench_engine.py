@@ -7,7 +7,8 @@
 
 Speed: RLCard (pip-installed here into a throwaway virtualenv, never a project dependency)
 runs its raw ``UnoGame.step`` loop with uniformly random legal actions; we run
-``unolaunch simulate --variant mario-kart --players 2 --bot random --json`` (the real CLI,
+``unolaunch simulate --variant mario-kart --players 2 --bot random --workers 1 --json`` (the
+real CLI on one core, as RLCard runs; bench_simulate.py measures what more workers add;
 full rules: Item Box items, Wild Draw Four challenge, UNO calls and catches, scoring to
 500). Both run alternately, several times, in the same run on the same machine, so a busy
 machine slows both; the script prints every run, the best of each and the ratio.
@@ -87,7 +88,7 @@ def run_ours(games: int, seed: int) -> dict[str, float]:
     cmd = [
         sys.executable, "-m", "unolaunch", "simulate", "--variant", "mario-kart",
         "--players", "2", "--bot", "random", "--games", str(games), "--seed", str(seed),
-        "--json", "--no-progress",
+        "--json", "--no-progress", "--workers", "1",
     ]  # fmt: skip
     out = subprocess.run(cmd, capture_output=True, text=True, check=True, env=env)
     data: dict[str, float] = json.loads(out.stdout)

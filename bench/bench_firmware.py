@@ -213,7 +213,7 @@ def main() -> int:
         host.wait_event("eject")
         after = host.request("status", perf=True)["perf"]
         iters = after["iterations"] - before["iterations"]
-        print(f"  a 20-card burst: {iters} iterations (~1 ms apart: edges are counted by IRQ)")
+        print(f"  a 20-card burst: {iters} iterations (~1 ms apart: the beam is sampled in each)")
 
         host.request("arm", player="bench", presses=args.presses, mode="exact", cards=1)
         latencies, millis = [], []

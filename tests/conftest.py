@@ -50,3 +50,26 @@ def run_cli() -> RunCli:
         )
 
     return run
+
+
+# The longest tests (a `--durations` run: 20-75 s each, most of the suite's 10 s+ tests are
+# far shorter). pytest-xdist hands tests out in collection order, so these go first: left
+# to the end, one of them alone keeps a worker busy while the other has nothing to do.
+_LONG_FIRST = (
+    "tests/test_fw_fuzz.py::",
+    "tests/test_demo.py::test_demo_plays_a_whole_game",
+    "tests/test_play_crash.py::",
+    "tests/test_boards.py::test_protocol_examples_answered_as_documented",
+    "tests/test_flash.py::test_reflash_replaces",
+    "tests/test_flash.py::test_dry_run_then_flash",
+    "tests/test_web_browser.py::",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Start the longest tests first (scheduling only: every test still runs)."""
+
+    def rank(item: pytest.Item) -> int:
+        return 0 if any(item.nodeid.startswith(p) for p in _LONG_FIRST) else 1
+
+    items.sort(key=rank)  # stable: the order within each group is kept

@@ -2,7 +2,7 @@
 
 This is the firmware team's lightweight driver: stdin/stdout pipes instead of a pty (the
 pty runner is ``unolaunch.sim.SimulatedLauncher``), with the fake board's control and
-report channels wired exactly as CONTRACTS.md section 3 describes.
+report channels wired exactly as docs/architecture.md §3 describes.
 """
 
 from __future__ import annotations

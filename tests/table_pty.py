@@ -9,6 +9,7 @@ from typing import Any
 
 import pexpect
 from conftest import cli_env
+from pty_spawn import Spawn
 from unolaunch.table.journal import Journal
 from unolaunch.table.session import Session
 
@@ -18,7 +19,7 @@ class Player:
 
     def __init__(self, data_dir: Path, *args: str, timeout: float = 20) -> None:
         self.data_dir = data_dir
-        self.child = pexpect.spawn(
+        self.child = Spawn(  # pexpect.spawn without forking this threaded process
             sys.executable,
             ["-m", "unolaunch", *args, "--data-dir", str(data_dir)],
             env=cli_env({"COLUMNS": "120"}),

@@ -23,7 +23,7 @@ from unolaunch.table.session import Session
 
 COLORS = ("red", "yellow", "green", "blue")
 LETTERS = "rygb"
-BAD = ["blah", "red", "catch Zed", "press lots", "undo x", "fix", "r5 g7", "attack", "W"]
+BAD = ["blah", "red", "catch Zed", "press lots", "undo x", "fix", "r5 g7", "attack", "bleu 7"]
 
 
 def _kinds(variant: str) -> list[str]:

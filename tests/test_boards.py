@@ -269,6 +269,18 @@ MACHINE_SNIPPETS = {
         "try:\n UART(0, 9600, tx=Pin(4), rx=Pin(5))\nexcept ValueError as e:\n print(e)",
         "bad TX pin",
     ),
+    # v1.28's rp2 Timer takes hard= (the issue thought it did not: the rp2 port is the judge)
+    "timer-hard": (
+        "from machine import Timer\n"
+        "t = Timer(mode=Timer.ONE_SHOT, period=10, callback=lambda t: None, hard=True)\n"
+        "print('ok')",
+        "ok",
+    ),
+    # the watchdog's SCRATCH0 keeps what is written (reset_cause's mark lives there)
+    "wdt-scratch": (
+        "import machine\nmachine.mem32[0x4005800C] = 1234\nprint(machine.mem32[0x4005800C])",
+        "1234",
+    ),
     "reset-cause": (
         "import machine\nprint(machine.reset_cause() == machine.PWRON_RESET)",
         "True",
@@ -350,6 +362,29 @@ def test_mpremote_raw_repl_exec_and_back(board: str) -> None:
             assert fw.hello(timeout=20)["ok"]
         finally:
             fw.close()
+    finally:
+        sim.close()
+
+
+@BOARD
+def test_a_board_left_in_the_raw_repl_is_taken_out_by_the_client(board: str) -> None:
+    """A flash killed half-way leaves the board silent in the raw REPL; the client probes it
+    (Ctrl-B), soft-resets it into the firmware and says so (issue 12). On the rp2 port the
+    raw REPL is MicroPython's own, so this is the judge of the unix board's emulation."""
+    from unolaunch.flash import Board
+    from unolaunch.link import open_launcher
+
+    sim = start_board(board)
+    try:
+        _wait_running(sim)
+        taken = Board(sim.port, timeout=20)
+        assert taken.transport.in_raw_repl
+        taken.transport.serial.close()  # killed: no Ctrl-B, no soft reset
+        said: list[dict[str, Any]] = []
+        with open_launcher(sim.port, timeout=10, on_event=said.append) as client:
+            assert client.status()["state"] == "idle"
+        links = [e for e in said if e["event"] == "link"]
+        assert links and "raw REPL" in links[0]["message"], said
     finally:
         sim.close()
 
@@ -449,3 +484,46 @@ def _is_json(line: bytes) -> bool:
 test_rp2040_stall_does_not_reset_or_lose_presses = pytest.mark.rp2040(
     test_rp2040_stall_does_not_reset_or_lose_presses
 )
+
+
+@BOARD
+def test_selftest_drives_every_part_through_the_running_firmware(board: str) -> None:
+    """Protocol 2's `test`/`inputs` (issue 14, fault 8) on both boards: the motor each way,
+    the beam (a card pushed through by the scripted person), the button, buzzer and LED —
+    all from the launcher loop, which never stops (no boot, the watchdog on)."""
+    from unolaunch.selftest import PASS, Check, run_selftest
+
+    sim = start_board(board)
+
+    class Scripted:
+        def tell(self, message: str) -> None:
+            if "push a card" in message:
+                sim.control("beam block")
+                time.sleep(0.3)
+                sim.control("beam clear")
+            elif "press the launcher's button" in message:
+                sim.control("press")
+
+        def ask(self, question: str) -> bool:
+            return True
+
+        def result(self, check: Check) -> None:
+            pass
+
+    try:
+        _wait_running(sim)
+        start = len(sim.hw_events())
+        checks = run_selftest(sim.port, Scripted(), timeout_s=20)
+        hw = sim.hw_events()[start:]
+    finally:
+        sim.close()
+    assert [(c.name, c.status) for c in checks] == [
+        (name, PASS)
+        for name in (
+            "firmware", "config", "motor forward", "motor reverse", "card sensor", "button",
+            "buzzer", "LED",
+        )
+    ], checks  # fmt: skip
+    kinds = {(e["hw"], e.get("dir")) for e in hw if e.get("duty") or e.get("freq") or e.get("on")}
+    assert {("motor", 1), ("motor", -1), ("buzzer", None), ("led", None)} <= kinds, kinds
+    assert not [e for e in hw if e["hw"] in ("boot", "reset")]  # the firmware ran throughout

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from conftest import RunCli
 
@@ -26,3 +27,46 @@ def test_unknown_option_is_usage_error_without_traceback(run_cli: RunCli) -> Non
     proc = run_cli("--no-such-option")
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
+
+
+# Issue 12: a usage error exits 2 in every command (argparse's convention), before anything
+# starts (no simulator booted, no game saved), with one line naming the option.
+USAGE_ERRORS = [
+    (["play", "--variant", "attack", "--players", "Ann", "--port", "none"], "players"),
+    (["play", "--variant", "attack", "--players", "Ann,Bob", "--option", "foo=bar"], "foo"),
+    (["play", "--variant", "attack", "--players", "Ann,Bob", "--target", "0"], "--target"),
+    (["demo", "--seed", "-1"], "--seed"),
+    (["demo", "--seed", "4294967296"], "--seed"),
+    (["demo", "--players", "1"], "--players"),
+    (["sim", "--seed", "-1"], "--seed"),
+    (["history", "--limit", "0"], "--limit"),
+    # one rule for every --timeout: seconds above 0
+    (["monitor", "--timeout", "0"], "--timeout"),
+    (["monitor", "--timeout", "-5"], "--timeout"),
+    (["monitor", "--timeout", "nan"], "--timeout"),
+    (["selftest", "--timeout", "0"], "--timeout"),
+    (["selftest", "--timeout", "-5"], "--timeout"),
+]
+
+
+def test_usage_errors_exit_2_everywhere(run_cli: RunCli, tmp_path: Path) -> None:
+    for args, names in USAGE_ERRORS:
+        proc = (
+            run_cli(*args, "--data-dir", tmp_path)
+            if args[0] in ("play", "history")
+            else (run_cli(*args, timeout=60))
+        )
+        assert proc.returncode == 2, (args, proc.stderr)
+        assert "Traceback" not in proc.stderr
+        assert names in proc.stderr, (args, proc.stderr)
+        assert "board boots" not in proc.stderr + proc.stdout, args  # nothing was started
+    listed = run_cli("history", "--json", "--data-dir", tmp_path)
+    assert listed.stdout.strip() == "[]"  # and no game was saved
+
+
+def test_timeouts_follow_one_rule(run_cli: RunCli) -> None:
+    """The same value is accepted or refused by every command with a --timeout."""
+    for value in ("0.5", "3"):
+        for cmd in ("monitor", "selftest"):
+            proc = run_cli(cmd, "--timeout", value, "--port", "/dev/nonexistent", timeout=60)
+            assert proc.returncode == 1, (cmd, value, proc.stderr)  # past parsing: no device

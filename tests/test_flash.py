@@ -1,7 +1,7 @@
 """``unolaunch flash``: end to end against the simulated launcher with the real mpremote,
 plus the pure parts (file set, plan, version, config validation) and the error paths.
 
-The simulator (CONTRACTS.md section 2) runs the real firmware in the MicroPython unix port
+The simulator (docs/architecture.md §2) runs the real firmware in the MicroPython unix port
 behind a pty and behaves like a Pico's USB REPL, so these flashes go through mpremote's raw
 REPL exactly as they would to a board; its flash directory is the board's filesystem.
 """
@@ -169,6 +169,28 @@ def test_dry_run_changes_nothing_and_releases_the_board(
     assert hello(sim.port)["firmware"] == firmware_version()
 
 
+def test_dry_run_then_flash_in_a_script_works_every_time(
+    run_cli: RunCli, sim: SimulatedLauncher
+) -> None:
+    """Issue 12: `flash --dry-run && flash` failed 9 times in 14 ("does not let go of the
+    REPL"): the dry run exited while the board was still booting, and the flasher's repl
+    request was lost in the boot. The dry run now returns with the launcher running again."""
+    from unolaunch.link import open_launcher
+
+    assert run_cli("flash", "--port", sim.port).returncode == 0
+    for _ in range(3):
+        dry = run_cli("flash", "--port", sim.port, "--dry-run")
+        assert dry.returncode == 0, dry.stderr
+        proc = run_cli("flash", "--port", sim.port)
+        assert proc.returncode == 0, proc.stderr
+        assert "does not let go" not in proc.stderr
+    dry = run_cli("flash", "--port", sim.port, "--dry-run")
+    assert "the launcher is running again" in dry.stdout, dry.stdout
+    # the board is as the dry run found it: the launcher answers straight away
+    with open_launcher(sim.port, timeout=1.0, reconnect=False) as client:
+        assert client.hello()["firmware"]
+
+
 def test_flash_from_a_built_wheel(run_cli: RunCli, tmp_path: Path) -> None:
     """The firmware ships inside the wheel, and flash works from the installed package."""
     import subprocess
@@ -223,6 +245,17 @@ def test_flash_from_a_built_wheel(run_cli: RunCli, tmp_path: Path) -> None:
         assert run.returncode == 0, run.stderr
         assert f"from {site / 'unolaunch' / 'firmware'}" in run.stdout
         assert "launcher/launcher.mpy" in board_files(flash)
+    # the scenario format ships too (issue 12: replay --help pointed into tests/)
+    fmt = subprocess.run(
+        [sys.executable, "-m", "unolaunch", "replay", "--format"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+        cwd=tmp_path,
+        timeout=60,
+    )
+    assert fmt.returncode == 0, fmt.stderr
+    assert fmt.stdout.startswith("# Rule scenarios: the replay format")
 
 
 # --- errors the user can meet ---------------------------------------------------------------

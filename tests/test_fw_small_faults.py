@@ -162,11 +162,6 @@ def test_reset_cause_after_a_reset_and_a_watchdog_on_the_board(board: str) -> No
             sim.wait_hw(lambda ev: ev.get("hw") == "boot" and ev.get("cause") != "power_on", 60)
             time.sleep(0.5)
             cause = fw.hello(timeout=60)["reset_cause"]
-            if board == "unix" and cause == "watchdog":
-                pytest.xfail(
-                    "the unix board's fake machine.mem32 does not model the watchdog's "
-                    "REASON register (FORCE after machine.reset()): it reads 'watchdog'"
-                )
             assert cause == "reset"
         finally:
             fw.close()

@@ -270,11 +270,6 @@ def test_the_repl_request_then_mpremote_then_a_soft_reset(board: str) -> None:
         try:
             fw.send_raw(b"\x04")  # soft reset at the friendly REPL: main.py runs again
             cause = fw.hello(timeout=60)["reset_cause"]
-            if board == "unix" and cause != "soft":
-                pytest.xfail(
-                    "the unix board's fake machine.mem32 does not keep the watchdog's "
-                    "SCRATCH registers across a soft reset (a new process there)"
-                )
             assert cause == "soft"
         finally:
             fw.close()

@@ -53,7 +53,10 @@ def test_every_firmware_file_compiles_with_mpy_cross_for_the_pico(
 
 
 def test_simulated_board_compiles_with_mpy_cross(tmp_path: Path) -> None:
-    for path in sorted(SIM_BOARD.glob("*.py")):
+    files = sorted(SIM_BOARD.glob("*.py"))
+    # the glob found the board (issue 12: an empty glob passed)
+    assert {p.name for p in files} >= {"machine.py", "physics.py", "simworld.py"}, files
+    for path in files:
         proc = subprocess.run(
             [mpy_cross(), "-o", str(tmp_path / "x.mpy"), str(path)], capture_output=True, text=True
         )
@@ -62,12 +65,16 @@ def test_simulated_board_compiles_with_mpy_cross(tmp_path: Path) -> None:
 
 def test_firmware_runs_from_compiled_mpy_files(tmp_path: Path) -> None:
     flash = make_flash_dir(tmp_path / "flash")
-    for src in sorted((flash / "launcher").glob("*.py")):
+    sources = sorted((flash / "launcher").glob("*.py"))
+    # every firmware module is there to compile (issue 12: an empty glob passed)
+    assert {s.name for s in sources} == {p.name for p in FIRMWARE_FILES} - {"main.py"}
+    for src in sources:
         subprocess.run(
             [mpy_cross(), "-o", str(src.with_suffix(".mpy")), str(src)], check=True, timeout=60
         )
         src.unlink()
     assert not list((flash / "launcher").glob("*.py"))
+    assert len(list((flash / "launcher").glob("*.mpy"))) == len(sources)
     with Firmware(flash) as fw:
         reply = fw.request("hello")
         assert reply["ok"] and reply["protocol"] == 1

@@ -24,7 +24,7 @@ from conftest import REPO
 
 HARDWARE = REPO / "hardware"
 PIN_KEYS = ("button_pin", "motor_a_pin", "motor_b_pin", "sensor_pin", "buzzer_pin", "led_pin")
-# CONTRACTS.md section 4: the defaults everyone else builds on.
+# docs/architecture.md §4: the defaults everyone else builds on.
 CONTRACT_PINS = {
     "button_pin": 15,
     "motor_a_pin": 16,

@@ -127,6 +127,11 @@ def test_garbage_and_truncated_lines_are_skipped_and_nothing_is_lost(
     assert any("Traceback" in n for n in noise)
 
 
+NO_REPLY_ADVICE = (
+    "unplug the launcher and plug it back in; if it stays silent, run 'unolaunch flash'"
+)
+
+
 def test_a_reply_that_never_comes_times_out_with_a_clear_message(
     fake: Callable[[Script], FakeBoard],
 ) -> None:
@@ -141,7 +146,22 @@ def test_a_reply_that_never_comes_times_out_with_a_clear_message(
         with pytest.raises(NoReplyError) as err:
             client.status()
         assert time.monotonic() - started < 2
-    assert "hold the button at power-up for safe mode" in str(err.value)
+    assert NO_REPLY_ADVICE in str(err.value)
+
+
+def test_a_board_at_the_micropython_prompt_is_told_the_firmware_is_missing() -> None:
+    """A silent launcher is told to power-cycle; one that shows MicroPython's prompt runs
+    MicroPython without the launcher firmware: flashing is the fix (issue 12)."""
+    err = NoReplyError("/dev/ttyACM0", "hello", 2.0, seen=">>> ")
+    assert str(err).endswith(
+        ": MicroPython answers, but not the launcher firmware: run 'unolaunch flash'"
+    )
+    assert (
+        err.detail == "no reply from the launcher on /dev/ttyACM0 to hello within 2 s "
+        "(it printed: >>> )"
+    )
+    silent = NoReplyError("/dev/ttyACM0", "hello", 2.0)
+    assert str(silent) == f"{silent.detail}: {NO_REPLY_ADVICE}"
 
 
 def test_a_board_that_never_answers(fake: Callable[[Script], FakeBoard], run_cli: RunCli) -> None:
@@ -151,20 +171,23 @@ def test_a_board_that_never_answers(fake: Callable[[Script], FakeBoard], run_cli
         open_launcher(board.port, timeout=0.4)
     assert time.monotonic() - started < 3
     assert str(err.value).startswith(f"no reply from the launcher on {board.port} to hello")
-    assert "is the firmware running? hold the button at power-up for safe mode" in str(err.value)
+    # a silent board needs a power cycle, then a flash: safe mode is advice for a firmware
+    # that will not let go of the REPL (issue 12), not for one that says nothing
+    assert NO_REPLY_ADVICE in str(err.value) and "safe mode" not in str(err.value)
     proc = run_cli("monitor", "--port", board.port, "--timeout", "0.4", timeout=30)
     assert proc.returncode == 1
-    assert proc.stderr.count("\n") == 1 and "safe mode" in proc.stderr
+    assert proc.stderr.count("\n") == 1 and "unolaunch flash" in proc.stderr
     assert "Traceback" not in proc.stderr
 
 
 def test_incompatible_firmware_is_refused_with_what_to_do(
     fake: Callable[[Script], FakeBoard],
 ) -> None:
-    board = fake(lambda req: reply(req, **{**HELLO, "protocol": 2, "firmware": "9.0"}))
+    board = fake(lambda req: reply(req, **{**HELLO, "protocol": 3, "firmware": "9.0"}))
     with pytest.raises(IncompatibleFirmwareError, match="run 'unolaunch flash'") as err:
         open_launcher(board.port, timeout=1)
-    assert "protocol 2" in str(err.value) and "9.0" in str(err.value)
+    assert "protocol 3" in str(err.value) and "9.0" in str(err.value)
+    assert "speaks protocol 1 or 2" in str(err.value)
     other = fake(
         lambda req: (
             json.dumps(
@@ -175,6 +198,30 @@ def test_incompatible_firmware_is_refused_with_what_to_do(
     )
     with pytest.raises(IncompatibleFirmwareError, match="unolaunch flash"):
         open_launcher(other.port, timeout=1)
+
+
+def test_a_v1_firmware_still_plays_and_the_self_test_commands_ask_for_a_flash(
+    fake: Callable[[Script], FakeBoard],
+) -> None:
+    # issue 14, fault 8: the host's hello asks for protocol 2; a firmware that only speaks 1
+    # ignores the field and answers 1, and everything of v1 keeps working
+    asked: list[dict[str, Any]] = []
+
+    def script(req: dict[str, Any]) -> bytes:
+        asked.append(req)
+        if req["cmd"] == "hello":
+            return reply(req, **HELLO)
+        return reply(req, state="idle")
+
+    board = fake(script)
+    with open_launcher(board.port, timeout=1) as client:
+        assert asked[-1]["cmd"] == "hello" and asked[-1]["protocol"] == 2
+        assert client.info["protocol"] == 1
+        assert client.stop()["state"] == "idle"
+        for call in (lambda: client.test("led", 100), client.inputs):
+            with pytest.raises(IncompatibleFirmwareError, match="run 'unolaunch flash'"):
+                call()
+    assert not [r for r in asked if r["cmd"] in ("test", "inputs")]  # never sent
 
 
 def test_no_such_port_and_auto_detection_messages() -> None:

@@ -60,6 +60,7 @@ def test_every_example_parses_to_its_kind_whole_and_byte_by_byte(crlf: bool) -> 
 
 
 def test_requests_in_the_examples_round_trip_through_the_encoder() -> None:
+    checked: set[str] = set()
     for ex in load_examples():
         if "send" not in ex:
             continue
@@ -73,6 +74,9 @@ def test_requests_in_the_examples_round_trip_through_the_encoder() -> None:
         line = encode_request(req["id"], req["cmd"], args)
         assert line.endswith(b"\n") and line.count(b"\n") == 1
         assert json.loads(line) == req
+        checked.add(req["cmd"])
+    # the filters above left examples to check (issue 12: they could have left none)
+    assert checked >= {"hello", "status", "arm", "disarm", "fire", "config_set"}, checked
 
 
 def test_garbage_and_truncated_lines_are_noise_and_the_stream_recovers() -> None:

@@ -74,6 +74,56 @@ def test_board_at_the_repl_is_soft_reset_into_the_firmware(sim: SimulatedLaunche
         assert client.status()["state"] == "idle"
 
 
+def leave_in_the_raw_repl(port: str) -> None:
+    """What an interrupted flash leaves: the firmware handed the REPL over, mpremote entered
+    the raw REPL, and the process died without leaving it (the board sits there, silent)."""
+    from unolaunch.flash import Board
+
+    board = Board(port)
+    assert board.transport.in_raw_repl
+    board.transport.serial.close()  # killed: no Ctrl-B, no soft reset
+
+
+def test_board_left_silent_in_the_raw_repl_is_probed_left_and_soft_reset(
+    sim: SimulatedLauncher,
+) -> None:
+    """Issue 12: after an interrupted flash the board sits silent in the raw REPL; the
+    client failed at once with "is the firmware running?". It probes, leaves the raw REPL
+    (Ctrl-B), soft-resets, and says so."""
+    leave_in_the_raw_repl(sim.port)
+    said: list[dict[str, Any]] = []
+    with open_launcher(sim.port, timeout=1, on_event=said.append) as client:
+        assert client.status()["state"] == "idle"
+    links = [e for e in said if e["event"] == "link"]
+    assert links and links[0]["cause"] == "repl", said
+    assert "raw REPL" in links[0]["message"] and "soft-reset" in links[0]["message"]
+
+
+def test_monitor_says_it_took_the_board_out_of_the_raw_repl(sim: SimulatedLauncher) -> None:
+    leave_in_the_raw_repl(sim.port)
+    from conftest import cli_env
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "unolaunch", "monitor", "--port", sim.port],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=cli_env(),
+    )
+    try:
+        assert proc.stdout is not None
+        lines = []
+        for line in proc.stdout:  # ends when monitor exits (an error) or connects
+            lines.append(line)
+            if "connected to" in line:
+                break
+    finally:
+        proc.terminate()
+        _, err = proc.communicate(timeout=30)
+    assert any("connected to" in line for line in lines), (lines, err)
+    assert any("raw REPL" in line and "soft-reset" in line for line in lines), lines
+
+
 @pytest.fixture
 def sim() -> Iterator[SimulatedLauncher]:
     with SimulatedLauncher(seed=11) as s:
@@ -90,17 +140,36 @@ def test_board_reset_mid_command_is_recovered_and_arming_restored(
         pid = sim.pid
         assert pid is not None
         os.kill(pid, signal.SIGSTOP)  # the board hangs with our request unread...
+        sent = threading.Event()
+        write = client._write
+
+        def spy(data: bytes) -> None:
+            write(data)
+            if b'"status"' in data:
+                sent.set()
+
+        client._write = spy  # type: ignore[method-assign]
         result: dict[str, Any] = {}
-        worker = threading.Thread(target=lambda: result.update(client.status()))
+
+        def ask() -> None:
+            result.update(client.status())
+            result["links_by_then"] = len(links)
+
+        worker = threading.Thread(target=ask)
         worker.start()
-        time.sleep(0.3)
+        # the request is on its way (not a sleep hoping it is: issue 12)
+        assert sent.wait(10), "the status request was never sent"
+        assert not links and "state" not in result  # unanswered: the board is stopped
         sim.reset()  # ...and resets before answering
         worker.join(timeout=20)
+        assert result.pop("links_by_then") == 1  # restored while the request waited
         assert result["state"] == "armed"
         assert result["armed"] == {"player": "Dee", "presses": 3, "mode": "exact", "cards": 1}
         assert result["mode"] == "hosted"
     assert links and links[-1]["state"] == "restored" and links[-1]["cause"] == "reset"
     assert "re-armed Dee for 3 presses" in links[-1]["message"]
+    assert links[-1]["done"] == ["re-armed Dee for 3 presses"]
+    assert links[-1]["message"] == links[-1]["summary"] + "; re-armed Dee for 3 presses"
 
 
 def test_unplug_and_replug_during_a_game_many_times_loses_nothing(
@@ -176,7 +245,7 @@ def test_monitor_shows_events_and_the_cable_live(sim: SimulatedLauncher) -> None
         first = proc.stdout.readline()
         while "(not protocol)" in first:  # the tail of a line printed before we opened it
             first = proc.stdout.readline()
-        assert f"connected to {sim.link}: firmware" in first and "protocol 1" in first
+        assert f"connected to {sim.link}: firmware" in first and "protocol 2" in first
         sim.control("press")
         lines = [proc.stdout.readline() for _ in range(2)]
         assert "press #1 (random pattern)" in lines[0]
@@ -209,7 +278,7 @@ def test_monitor_json_lines_for_scripts(sim: SimulatedLauncher) -> None:
     assert proc.stdout is not None
     try:
         hello = json.loads(proc.stdout.readline())
-        assert hello["event"] == "connected" and hello["hello"]["protocol"] == 1
+        assert hello["event"] == "connected" and hello["hello"]["protocol"] == 2
         sim.control("press")
         press = json.loads(proc.stdout.readline())
         eject = json.loads(proc.stdout.readline())

@@ -3,6 +3,7 @@ resuming, a damaged games file — one clear line each, never a traceback."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -39,10 +40,10 @@ def test_usage_errors(run_cli: RunCli, tmp_path: Path, args: list[str], says: st
 
 def test_engine_refuses_bad_options_and_player_counts(run_cli: RunCli, tmp_path: Path) -> None:
     proc = run_cli(*NEW, "--option", "nosuch=1", "--data-dir", tmp_path)
-    assert proc.returncode == 1 and "unknown option 'nosuch'" in proc.stderr
+    assert proc.returncode == 2 and "unknown option 'nosuch'" in proc.stderr
     many = ",".join(f"P{i}" for i in range(7))
     proc = run_cli("play", "--variant", "pocket-pizza", "--players", many, "--data-dir", tmp_path)
-    assert proc.returncode == 1 and "2 to 5 players" in proc.stderr  # PP-3
+    assert proc.returncode == 2 and "2 to 5 players" in proc.stderr  # PP-3
 
 
 def test_resume_without_a_game(run_cli: RunCli, tmp_path: Path) -> None:
@@ -56,10 +57,8 @@ def test_missing_launcher_says_how_to_go_on(run_cli: RunCli, tmp_path: Path) -> 
     proc = run_cli(*NEW, "--port", str(tmp_path / "no-such-port"), "--data-dir", tmp_path)
     assert proc.returncode == 1
     assert "--port none" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
-    # The game was kept and goes on without the launcher: presses typed with their count.
-    proc = run_cli(
-        "play", "--resume", "--port", "none", "--data-dir", tmp_path, input="r5\npress 2\nquit\n"
-    )
+    # Nothing was saved (issue 12); without the launcher presses are typed with their count.
+    proc = run_cli(*NEW, "--port", "none", "--data-dir", tmp_path, input="r5\npress 2\nquit\n")
     assert proc.returncode == 0, proc.stderr
     with Journal.open(tmp_path) as j:
         (game,) = j.games()
@@ -96,3 +95,45 @@ def test_piped_game_ends_saved_at_end_of_input(run_cli: RunCli, tmp_path: Path) 
             {"by": "Bob", "choose": {"top": "y3"}},
             {"by": "Ann", "play": "y4"},
         ]
+
+
+def test_a_game_that_cannot_reach_its_launcher_is_not_saved(
+    run_cli: RunCli, tmp_path: Path
+) -> None:
+    """Issue 12: a play that failed to start (a bad --port) saved an empty 'playing' game
+    that then cluttered history."""
+    missing = tmp_path / "ttyACM9"
+    proc = run_cli(
+        "play",
+        "--variant",
+        "attack",
+        "--players",
+        "Ann,Bob",
+        "--port",
+        missing,
+        "--data-dir",
+        tmp_path,
+        input="",
+    )
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert f"no serial device {missing}" in proc.stderr
+    assert "nothing was saved" in proc.stderr and "--port none" in proc.stderr
+    assert "--resume" not in proc.stderr  # there is no game to resume
+    listed = run_cli("history", "--json", "--data-dir", tmp_path)
+    assert json.loads(listed.stdout) == []
+
+
+def test_a_game_whose_web_pages_cannot_start_is_not_saved(run_cli: RunCli, tmp_path: Path) -> None:
+    """Issue 12, as for the launcher: a play that fails to start saves no empty game."""
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        proc = run_cli(
+            *NEW, "--port", "none", "--web", f"127.0.0.1:{port}", "--data-dir", tmp_path, input=""
+        )
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+    listed = run_cli("history", "--json", "--data-dir", tmp_path)
+    assert json.loads(listed.stdout) == []

@@ -203,11 +203,16 @@ def test_jam_is_shown_with_what_to_do_then_cleared(
         sim.control("press")
         p.expect("launcher fault: jam")
         p.expect("launcher: FAULT: jam")
-        p.expect("A stuck card: pull it out")
+        p.expect("a card is stuck in the launcher's mouth: pull it out — it is Ann's")
+        p.expect("next: Bob is to play or press")  # who is next, after the fault
         p.at("Bob> ")  # the jammed press still counted as Ann's (no card came out)
         assert _last_press(p) == {"by": "Ann", "press": True, "cards": 0}
-        sim.control("unjam")  # the table pulls the stuck card out...
-        p.type("Bob> ", "fix Ann 8")  # ...and gives it to Ann
+        sim.control("press")  # pressed before 'clear': refused, and not a foul (ATK-26)
+        p.expect("did not fire: fix it and type 'clear' first")
+        sim.control("unjam")  # the table pulls the stuck card out: the sensor sees it go
+        p.expect("1 more card came out after Ann's press: given to Ann")  # the firmware's stray
+        p.at("Bob> ")
+        assert p.state()["hand_sizes"]["Ann"] == 8
         p.type("Bob> ", "clear")
         p.expect("launcher fault cleared")
         screen = p.at("Bob> ")

@@ -83,7 +83,7 @@ def test_markup_in_names_is_shown_as_typed(run_cli: RunCli, tmp_path: Path) -> N
     assert "[/] 0, [red]Bob 0, [bold]Cy[/bold] 0" in proc.stdout
     proc = run_cli("history", "1", "--data-dir", tmp_path)
     assert proc.returncode == 0, proc.stderr
-    assert "[red]Bob: play=y4" in proc.stdout
+    assert "[red]Bob plays yellow 4" in proc.stdout  # as typed, in the game screen's words
 
 
 HOSTILE = ["Ann\x1b[2J", "[/]", "Bob\u202e", "Cy\u200b"]

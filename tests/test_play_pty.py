@@ -181,9 +181,10 @@ def test_attack_without_launcher_prompts_refuse_bad_input(tmp_path: Path) -> Non
         p.at("Bob> ")
         assert p.state()["hand_sizes"]["Ann"] == 9
         p.type("Bob> ", "red hit 2")  # ATK-11
-        p.refused("Cy> ", "r7", "ATK-11")  # Cy must press first
+        # Cy owes two presses, and they end Cy's turn (ATK-11): not "press first".
+        p.refused("Cy> ", "r7", "Cy must press the launcher 2 more times and then Cy's turn")
         p.refused("Cy> ", "press lots", "press N")
-        p.refused("Cy> ", "draw", "must press the launcher first")
+        p.refused("Cy> ", "draw", "no drawing in UNO Attack")  # ATK-3: the launcher is the stock
         p.type("Cy> ", "press 1")
         p.type("Cy> ", "0")  # a bare number: the cards of an owed press
         p.at("Ann> ")

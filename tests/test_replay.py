@@ -132,6 +132,16 @@ BAD_INPUT = [
     ("unknown-expect-key", (["expect", "winner"], "Ann"), "expect.winner"),
     ("bad-launcher", (["launcher"], [1, -2]), "launcher"),
     ("action-card-of-another-variant", (["actions", 0, "play"], "W+4"), "actions[0].play"),
+    # issue 12: a non-string verb was `internal error: TypeError` (exit 1)
+    (
+        "awaiting-verb-not-a-string",
+        (["expect", "awaiting"], {"by": "Cy", "verbs": ["play", 1]}),
+        "expect.awaiting.verbs[1]",
+    ),
+    ("awaiting-unknown-verb", (["expect", "awaiting"], {"by": "Cy", "verbs": ["fly"]}), "verbs[0]"),
+    ("awaiting-verbs-not-a-list", (["expect", "awaiting"], {"by": "Cy", "verbs": "play"}), "verbs"),
+    ("awaiting-not-an-object", (["expect", "awaiting"], ["Cy"]), "expect.awaiting"),
+    ("awaiting-unknown-player", (["expect", "awaiting"], {"by": "Zed", "verbs": []}), "by"),
 ]
 
 
@@ -154,15 +164,81 @@ def test_unusable_file_exit_2_one_line_naming_file_and_field(
         assert proc.stdout == ""
 
 
+def test_the_format_is_printed_by_the_command_itself(run_cli: RunCli) -> None:
+    """Issue 12: `replay --help` pointed to tests/scenarios/FORMAT.md, which an installed
+    user does not have; `replay --format` prints it from the package."""
+    proc = run_cli("replay", "--format")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("# Rule scenarios: the replay format")
+    for section in ("## Cards", "### `expect`", "expect_error", "## What `unolaunch replay`"):
+        assert section in proc.stdout
+    helped = run_cli("replay", "--help")
+    assert "--format" in helped.stdout and "tests/scenarios" not in helped.stdout
+    bare = run_cli("replay")
+    assert bare.returncode == 2 and "FILE" in bare.stderr and "--format" in bare.stderr
+
+
 def test_missing_file_is_exit_2(run_cli: RunCli, tmp_path: Path) -> None:
     proc = run_cli("replay", tmp_path / "nope.json")
     assert proc.returncode == 2
     assert "nope.json" in proc.stderr and "no such file" in proc.stderr
 
 
+SHARED = ("../shared", "/work/shared")
+
+
+def _names_shared_material(path: Path, text: str) -> bool:
+    """Whether ``text`` (the file ``path``) points code at the shared folder: a Python string
+    that is not a docstring, or anything outside comments in other files."""
+    import ast
+    import re
+
+    if path.suffix == ".py":
+        tree = ast.parse(text)
+        docstrings = {
+            id(node.body[0].value)
+            for node in ast.walk(tree)
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+            and node.body
+            and isinstance(node.body[0], ast.Expr)
+            and isinstance(node.body[0].value, ast.Constant)
+        }
+        return any(
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and id(node) not in docstrings
+            and any(s in node.value for s in SHARED)
+            for node in ast.walk(tree)
+        )
+    if path.suffix in (".js", ".mjs"):
+        text = re.sub(r"/\*.*?\*/|//[^\n]*", "", text, flags=re.S)
+    return any(s in text for s in SHARED)
+
+
 def test_the_project_does_not_read_shared_material() -> None:
-    for path in FILES:
-        assert "../shared" not in path.read_text()
+    """Only .ci/run may name the shared folder (the rules and the rp2 toolchain live there for
+    the developers; a user has neither): no code, test, doc or scenario points at it."""
+    repo = SCENARIOS.parents[1]
+    skip = {".git", ".venv", ".cache", "node_modules", "__pycache__"}
+    checked = []
+    for path in sorted(repo.rglob("*")):
+        rel = path.relative_to(repo)
+        if any(part in skip or part.endswith("_cache") for part in rel.parts):
+            continue
+        if not path.is_file() or rel.as_posix() == ".ci/run" or path == Path(__file__):
+            continue
+        if path.suffix not in (".py", ".js", ".mjs", ".md", ".json", ".jsonl", ".toml", ".sh"):
+            continue
+        checked.append(rel.as_posix())
+        assert not _names_shared_material(path, path.read_text(errors="replace")), rel
+    # the walk really covered the project (not an empty glob)
+    for must in ("host/unolaunch/cli.py", "tests/conftest.py", "README.md", "pyproject.toml"):
+        assert must in checked
+    assert sum(c.startswith("tests/scenarios/") for c in checked) >= len(FILES)
+    # and the check itself can fail
+    assert _names_shared_material(Path("x.py"), 'open("../shared/rules/attack.md")\n')
+    assert _names_shared_material(Path("x.js"), 'load("/work/shared/rp2/x.uf2");\n')
+    assert not _names_shared_material(Path("x.js"), "// see /work/shared/rp2/README.md\n")
 
 
 # Rules a single-round scenario cannot express, with the test that covers them instead.

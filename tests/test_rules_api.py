@@ -1,4 +1,4 @@
-"""The rules engine facade (CONTRACTS.md section 1): Game.new, apply, awaiting, undo..."""
+"""The rules engine facade (docs/architecture.md §1): Game.new, apply, awaiting, undo..."""
 
 from __future__ import annotations
 

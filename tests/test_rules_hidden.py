@@ -1,4 +1,5 @@
-"""Hidden hands: the engine runs a real table where nobody types their hand (CONTRACTS.md §1)."""
+"""Hidden hands: the engine runs a real table where nobody types their hand
+(docs/architecture.md §1)."""
 
 from __future__ import annotations
 

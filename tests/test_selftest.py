@@ -1,7 +1,8 @@
 """``unolaunch selftest`` against the simulated launcher: a person is played with pexpect
 (answering the questions on a real terminal) and the simulator's control input (pressing the
 button, pushing a card through the beam); the simulator's hardware reports show what the
-self-test really drove (motor each way, buzzer, LED)."""
+self-test really drove (motor each way, buzzer, LED). Everything goes through protocol 2's
+``test``/``inputs`` (issue 14, fault 8): the firmware keeps running throughout."""
 
 from __future__ import annotations
 
@@ -13,11 +14,16 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pexpect
 import pytest
 from conftest import RunCli, cli_env
+from pty_spawn import Spawn
 from unolaunch import firmware_dir
+from unolaunch.link import open_launcher
+from unolaunch.link.errors import NoReplyError
+from unolaunch.selftest import _Session
 from unolaunch.sim import SimulatedLauncher
 
 
@@ -37,7 +43,7 @@ def sim(flashed: Path) -> Iterator[SimulatedLauncher]:
 
 def spawn(port: str, *args: str) -> pexpect.spawn:
     """The self-test on a real terminal (a pty), its whole output kept in ``logfile_read``."""
-    child = pexpect.spawn(
+    child = Spawn(  # pexpect.spawn without forking this threaded process
         sys.executable,
         ["-m", "unolaunch", "selftest", "--port", port, *args],
         env=cli_env({"NO_COLOR": "1"}),
@@ -90,18 +96,31 @@ def test_every_item_passes_on_a_good_launcher(sim: SimulatedLauncher) -> None:
     child.sendline("y")
     out, status = finish(child)
     assert status == 0, out
-    assert "summary: 9 passed, 0 failed, 0 skipped - all good" in out
-    for item in ("motor reverse", "card sensor", "button", "buzzer", "LED", "restart"):
+    assert "summary: 8 passed, 0 failed, 0 skipped - all good" in out
+    for item in ("motor reverse", "card sensor", "button", "buzzer", "LED"):
         assert re.search(rf"PASS\s+{item}", out), item
 
     # The forward pulse drove IN1 only (dir 1), the reverse one IN2 only (dir -1).
     motor = [e for e in events if e["hw"] == "motor"]
     assert any(e["dir"] == 1 and e["duty"] > 0 for e in motor)
-    assert all(e["dir"] in (0, 1) for e in motor)
+    # IN2 rises only to brake (both high): the microseconds between the two writes read as
+    # a weak reverse, at once followed by the brake (duty 0)
+    for i, e in enumerate(motor):
+        if e["dir"] == -1:
+            assert motor[i + 1]["duty"] == 0, motor
     assert motor[-1]["duty"] == 0  # and stopped again
     reverse = [e for e in sim.hw_events()[reverse_at:] if e["hw"] == "motor"]
     assert any(e["dir"] == -1 and e["duty"] > 0 for e in reverse)
     assert [e["freq"] for e in beeps] == [2700, 2700, 2700]  # three beeps at beep_hz
+    # The firmware drove it all from its loop: no reboot, no REPL, and the launcher is back
+    # in standalone mode (as it was) with nothing fired by the button press.
+    assert not [e for e in sim.hw_events()[start:] if e["hw"] == "boot"]
+    with open_launcher(sim.port) as client:
+        status_now = client.status()
+        assert status_now["mode"] == "standalone" and status_now["state"] == "idle"
+        assert status_now["presses"] == 1 and status_now["uptime_ms"] > 5000
+    # the press was a foul (hosted, unarmed): after the pulses' cards, no motor ran again
+    assert not [e for e in sim.hw_events()[button_at:] if e["hw"] == "motor" and e["duty"]]
 
 
 def test_failures_and_missing_parts_are_reported_with_what_to_check(
@@ -125,7 +144,7 @@ def test_failures_and_missing_parts_are_reported_with_what_to_check(
     assert re.search(r"SKIP\s+card sensor\s+no sensor configured", out)
     assert re.search(r"SKIP\s+buzzer\s+no buzzer configured", out)
     assert re.search(r"FAIL\s+button\s+no press seen on GP15", out)
-    assert "summary: 5 passed, 2 failed, 2 skipped (failed: motor reverse, button)" in out
+    assert "summary: 4 passed, 2 failed, 2 skipped (failed: motor reverse, button)" in out
 
 
 def test_yes_skips_the_questions_but_not_the_actions(sim: SimulatedLauncher) -> None:
@@ -144,6 +163,25 @@ def test_yes_skips_the_questions_but_not_the_actions(sim: SimulatedLauncher) -> 
     assert re.search(r"PASS\s+LED\s+signal sent", out)
 
 
+def test_a_card_that_never_blocks_or_never_leaves_the_beam_fails_with_what_to_check(
+    sim: SimulatedLauncher,
+) -> None:
+    # nobody pushes a card: the beam is never blocked
+    child = spawn(sim.port, "--yes", "--timeout", "2", "--forward-only")
+    child.expect("push a card")
+    out, status = finish(child)
+    assert status == 1
+    assert re.search(r"FAIL\s+card sensor\s+the beam was never seen blocked \(GP14 stayed 1\)", out)
+    # a card goes in and stays in the beam: the self-test waits for it, then fails
+    child = spawn(sim.port, "--yes", "--timeout", "2", "--forward-only")
+    child.expect("push a card")
+    sim.control("beam block")
+    out, status = finish(child)
+    sim.control("beam clear")
+    assert status == 1
+    assert re.search(r"FAIL\s+card sensor\s+the beam was blocked but never cleared again", out)
+
+
 def test_a_board_without_the_firmware_is_told_to_flash(run_cli: RunCli, tmp_path: Path) -> None:
     flash = tmp_path / "flash"
     flash.mkdir()
@@ -153,11 +191,26 @@ def test_a_board_without_the_firmware_is_told_to_flash(run_cli: RunCli, tmp_path
     assert proc.returncode == 1
     assert re.search(r"FAIL\s+firmware\s+no answer to hello", proc.stdout)
     assert "unplug and replug the launcher" in proc.stdout
-    assert re.search(
-        r"FAIL\s+firmware files\s+the launcher firmware is not on this board", proc.stdout
-    )
-    assert "run 'unolaunch flash'" in proc.stdout
+    assert proc.stdout.count("unolaunch flash") == 1, proc.stdout  # advice given once
+    assert "summary: 0 passed, 1 failed" in proc.stdout  # nothing else is tried
     assert "Traceback" not in proc.stderr
+
+
+def test_a_protocol_1_firmware_is_told_to_flash(run_cli: RunCli, flashed: Path) -> None:
+    # the firmware before protocol 2 answered every hello as protocol 1
+    code = flashed / "launcher" / "launcher.py"
+    old = code.read_text().replace("min(asked, protocol.PROTOCOL)", "1")
+    assert old != code.read_text()
+    code.write_text(old)
+    with SimulatedLauncher(flash_dir=flashed) as sim:
+        proc = run_cli("selftest", "--port", sim.port, "--yes", timeout=90)
+    assert proc.returncode == 1
+    assert re.search(
+        r"FAIL\s+firmware\s+\S+ speaks protocol 1, which has no self-test commands: "
+        r"run 'unolaunch flash'",
+        proc.stdout,
+    )
+    assert "summary: 0 passed, 1 failed" in proc.stdout
 
 
 def test_without_a_terminal_and_without_yes_it_says_how_to_run(
@@ -169,10 +222,62 @@ def test_without_a_terminal_and_without_yes_it_says_how_to_run(
     # The board was handed back: the launcher answers again.
     from unolaunch.flash import hello
 
-    assert hello(sim.port)["protocol"] == 1
+    assert hello(sim.port)["protocol"] == 2
 
 
 def test_no_board(run_cli: RunCli, tmp_path: Path) -> None:
     proc = run_cli("selftest", "--port", str(tmp_path / "ttyACM7"))
     assert proc.returncode == 1
     assert proc.stderr.startswith("unolaunch: no serial device ")
+    # issue 12: once, not nested in a second copy of itself
+    assert len(proc.stderr.strip().splitlines()) == 1
+    assert proc.stderr.count("no serial device") == 1
+
+
+class _SlowBoard:
+    """A client whose board runs a `test` part slower than the wall clock allows (an
+    emulated chip on a loaded machine): the ``tested`` event comes after ``late`` waits."""
+
+    def __init__(self, late: int, states: list[str]) -> None:
+        self.late = late
+        self.states = states
+        self.waits = 0
+
+    def test(self, part: str, ms: int, count: int = 1) -> dict[str, Any]:
+        return {"ok": True, "part": part, "ms": ms * count}
+
+    def wait_for(self, what: Any, timeout: float | None = None) -> dict[str, Any]:
+        self.waits += 1
+        if self.waits <= self.late:
+            raise NoReplyError("/dev/slow", "waiting for the awaited event", timeout or 0)
+        event = {"event": "tested", "part": "led", "completed": True}
+        assert what(event)
+        return event
+
+    def status(self) -> dict[str, Any]:
+        return {"ok": True, "state": self.states.pop(0)}
+
+
+def test_a_part_still_running_at_the_deadline_is_waited_for() -> None:
+    # Under load the emulated RP2040 ran a 1.8 s LED test slower than the wall-clock
+    # deadline, and the self-test gave up on a board that was still testing.
+    board = _SlowBoard(late=2, states=["testing", "testing"])
+    session = _Session(board, None, lambda *a: None, True, 20.0)  # type: ignore[arg-type]
+    assert session.drive("led", 300, count=3)["event"] == "tested"
+    assert board.waits == 3 and board.states == []
+
+
+def test_a_board_that_stopped_testing_without_a_tested_event_fails() -> None:
+    board = _SlowBoard(late=5, states=["idle"])
+    session = _Session(board, None, lambda *a: None, True, 20.0)  # type: ignore[arg-type]
+    with pytest.raises(NoReplyError):
+        session.drive("led", 300)
+    assert board.states == []
+
+
+def test_a_board_forever_testing_is_given_up_on() -> None:
+    board = _SlowBoard(late=100, states=["testing"] * 100)
+    session = _Session(board, None, lambda *a: None, True, 20.0)  # type: ignore[arg-type]
+    with pytest.raises(NoReplyError):
+        session.drive("led", 300)
+    assert board.waits < 10

@@ -1,4 +1,4 @@
-"""The simulator runner (CONTRACTS.md §2/§3) with a tiny stand-in firmware written by the
+"""The simulator runner (docs/architecture.md §2/§3) with a tiny stand-in firmware written by the
 test into a temporary flash: a real pty, real MicroPython, real pyserial and mpremote.
 
 The client tests (tests/test_link*.py) run the real firmware; these pin down the
@@ -479,3 +479,91 @@ def test_seed_out_of_range_is_a_clear_error(run_cli: Any) -> None:
     assert proc.returncode == 2 and "--seed must be between 0 and 4294967295" in proc.stderr
     help_text = run_cli("sim", "--help").stdout
     assert "ejection pattern" in help_text and "sensor_pin" in help_text
+
+
+class _SimCommand:
+    """`unolaunch sim` (the real firmware) in a subprocess, its stderr read line by line."""
+
+    def __init__(self, stdin: Any = subprocess.PIPE) -> None:
+        import queue
+        import threading
+
+        from conftest import cli_env
+
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "unolaunch", "sim", "--seed", "1"],
+            stdin=stdin,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=cli_env(),
+        )
+        self.lines: queue.Queue[str] = queue.Queue()
+        assert self.proc.stderr is not None
+        stream = self.proc.stderr
+        threading.Thread(target=lambda: [self.lines.put(x) for x in stream], daemon=True).start()
+
+    def say(self, text: str) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(text)
+        self.proc.stdin.flush()
+
+    def wait_for(self, words: str, timeout: float = 30) -> list[str]:
+        """stderr lines up to the first that holds ``words`` (AssertionError if none comes)."""
+        import queue
+
+        seen: list[str] = []
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                line = self.lines.get(timeout=0.2)
+            except queue.Empty:
+                continue
+            seen.append(line)
+            if words in line:
+                return seen
+        raise AssertionError(f"no {words!r} on stderr: {seen}")
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+        self.proc.wait(timeout=30)
+
+
+def test_sim_command_says_when_the_firmware_starts_in_safe_mode() -> None:
+    """Issue 12: a button held through the boot puts the firmware in safe mode, and the
+    simulator's stderr said only "board boots"."""
+    sim = _SimCommand()
+    try:
+        sim.wait_for("simulated launcher running")
+        sim.say("down\nreset\n")  # the button held through a reset
+        seen = sim.wait_for("safe mode")
+        assert any("board boots" in line for line in seen)
+        assert "up" in seen[-1] and "reset" in seen[-1]  # what to do about it
+        sim.say("up\nreset\n")
+        assert not any("safe mode" in x for x in sim.wait_for("board boots")[:-1])
+        sim.say("quit\n")
+        assert sim.proc.wait(timeout=30) == 0
+    finally:
+        sim.stop()
+
+
+def test_sim_command_says_it_runs_on_after_the_end_of_its_input() -> None:
+    """Issue 12: with stdin not a terminal the simulator runs on after end of input (a script
+    starts it in the background): it says so, and --help says so."""
+    sim = _SimCommand(stdin=subprocess.DEVNULL)
+    try:
+        sim.wait_for("end of input")
+        assert sim.proc.poll() is None  # still running: the device stays for the script
+    finally:
+        sim.stop()
+    from conftest import cli_env
+
+    helped = subprocess.run(
+        [sys.executable, "-m", "unolaunch", "sim", "--help"],
+        capture_output=True,
+        text=True,
+        env=cli_env(),
+        timeout=60,
+    )
+    assert "end of input" in " ".join(helped.stdout.split())

@@ -63,7 +63,7 @@ def test_atk12_the_table_asks_what_went_with_a_discard_all(tmp_path: Path) -> No
         asked = "Which other yellow cards went with Ann's Discard All (ATK-12)?"
         p.type("Ann> ", "yellow discard all")
         p.type(asked, "r3")
-        p.expect("✗ r3 is not yellow")
+        p.expect("✗ red 3 is not yellow")
         p.type(asked, "7")
         p.expect("✗ Ann had 6 other cards besides the Discard All")
         p.type(asked, "2")  # how many: unseen cards

@@ -150,9 +150,9 @@ def test_table_commands(text: str, command: Command) -> None:
     [
         ("blah", "not a card"),
         ("r0", "no red 0"),  # ATK-1: no zeros in UNO Attack
-        ("+2", "not an attack card"),
-        ("wd4 red", "not an attack card"),
-        ("wild", "name the colour"),
+        ("+2", "no Draw Two in UNO Attack: did you mean 'hit 2'"),
+        ("wd4 red", "no Wild Draw Four in UNO Attack: did you mean 'hit 4'"),
+        ("mk", "not a card"),
         ("attack blue", "name the target"),
         ("attack blue Ann", "cannot target themselves"),
         ("red", "red what"),

@@ -69,7 +69,6 @@ class App:
             caps.append("uart")
         info = {
             "firmware": VERSION,
-            "protocol": protocol.PROTOCOL,
             "board": board.name(),
             "capabilities": caps,
             "config_status": status,
@@ -104,6 +103,7 @@ class App:
         self.press_iters = -1  # loop iterations from contact to motor on, last press
         self.press_ms = -1  # the same in milliseconds
         self.launcher.perf = self.perf
+        self.launcher.button = self.button  # `inputs` reads it
         self.mem_free_boot = 0
 
     def emit(self, msg):

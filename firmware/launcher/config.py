@@ -7,7 +7,7 @@ FILE = "launcher.json"
 MAX_FILE_BYTES = 8192  # a real config is ~800 bytes; refuse to read a runaway file into RAM
 
 # Every key the firmware knows, with its default. hardware/ documents the pin map and a test
-# checks it against this dict (CONTRACTS.md section 4). Pins are GPIO numbers; None = not
+# checks it against this dict (docs/architecture.md §4). Pins are GPIO numbers; None = not
 # fitted. led_pin may also be "LED" (the Pico W's onboard LED).
 DEFAULTS = {
     # pins

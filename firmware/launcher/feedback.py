@@ -26,6 +26,7 @@ class Feedback:
         self._suspense_until = 0
         self._next_tick = 0
         self.fault_blink = False
+        self.loud = False  # a self-test beep sounds even with `quiet`
         self._out(0, 0)
 
     def configure(self, cfg):
@@ -33,7 +34,7 @@ class Feedback:
         self.quiet = cfg["quiet"]
 
     def _out(self, hz, led):
-        if self.quiet:
+        if self.quiet and not self.loud:
             hz = 0
         if self.buzzer is not None and hz != self._hz:
             if hz:
@@ -46,9 +47,10 @@ class Feedback:
             self.led.value(led)
         self._led = led
 
-    def play(self, steps, now):
+    def play(self, steps, now, loud=False):
         """Start a sound (replacing the one playing). A step of 0 ms ends the sound and
-        leaves its buzzer/LED state in place."""
+        leaves its buzzer/LED state in place. `loud`: sound even with `quiet` set."""
+        self.loud = loud
         self._steps = steps
         self._i = 0
         self._step_at = now
@@ -84,6 +86,13 @@ class Feedback:
         self._suspense_period = 0
         self.play(((0, 0, 0),), now)
 
+    def pulses(self, buzzer, count, ms, now):
+        """The self-test: `count` beeps (buzzer) or blinks (LED) of `ms` on, `ms` off."""
+        on = (self.beep_hz, 0, ms) if buzzer else (0, 1, ms)
+        self._suspense_period = 0
+        self.fault_blink = False
+        self.play((on, (0, 0, ms)) * count + ((0, 0, 0),), now, loud=buzzer)
+
     def off(self):
         """Silence and darken everything now (leaving the launcher loop)."""
         self._steps = ()
@@ -104,6 +113,7 @@ class Feedback:
                 self._step_at = now
                 if self._i >= len(steps):
                     self._steps = ()
+                    self.loud = False
                 else:
                     self._enter()
             return

@@ -47,6 +47,8 @@ class Launcher:
         self.mode = STANDALONE
         self.arming: dict | None = None  # {"player", "owed", "mode", "cards"} while armed
         self.burst: dict | None = None  # the burst in progress, see _start
+        self.test: dict | None = None  # a self-test pulse in progress, see _cmd_test
+        self.button = None  # launcher.button.Button, for `inputs` (the loop hands it in)
         self.fault = None  # a fault code while in fault
         self.presses = 0
         self.cards_out = 0
@@ -66,6 +68,8 @@ class Launcher:
             return "fault"
         if self.burst:
             return "firing"
+        if self.test:
+            return "testing"
         if self.arming:
             return "armed"
         return "idle"
@@ -78,9 +82,7 @@ class Launcher:
 
     def boot(self, now):
         self.now = now
-        info = dict(self.info)
-        info["mode"] = self.mode
-        self._event("boot", info)
+        self._event("boot", self.hello_fields())
         self.feedback.ready(now)
 
     def _armed_view(self):
@@ -108,7 +110,7 @@ class Launcher:
             else:
                 self._event("foul", {"n": n, "reason": "fault", "player": None})
             return
-        if self.burst:
+        if self.burst or self.test:
             self._event("foul", {"n": n, "reason": "busy", "player": None})
             return
         if self.mode == HOSTED:
@@ -170,6 +172,9 @@ class Launcher:
             self._event(
                 "heartbeat", {"state": self.state(), "player": a["player"], "owed": a["owed"]}
             )
+        t = self.test
+        if t is not None:
+            self._test_tick(t, now)
         b = self.burst
         if b is None:
             self.motor.tick(now)  # ends the brake after a burst
@@ -271,6 +276,10 @@ class Launcher:
             message = message + " (" + detail + ")"
         # the burst's press and player: a card left sticking out belongs to who pressed
         ev = {"code": code, "message": message, "n": None, "player": None}
+        # a jam with the beam blocked is a card stuck in the mouth; with it clear, a card
+        # stuck further in or (first cardless burst) an empty magazine: the host may know
+        s = self.sensor
+        ev["beam"] = None if s is None else ("blocked" if s.blocked() else "clear")
         if b is not None:
             ev["n"] = b["n"]
             ev["player"] = b["player"]
@@ -316,13 +325,17 @@ class Launcher:
                 reply[k] = fields[k]
         return reply
 
-    def hello_fields(self):
+    def hello_fields(self, asked=1):
+        """`hello`/`boot`: a host that does not say which protocol it speaks is a v1 host
+        and is answered as one (v2 only adds commands); one that asks gets what both speak."""
         fields = dict(self.info)
+        fields["protocol"] = min(asked, protocol.PROTOCOL)
+        fields["protocol_max"] = protocol.PROTOCOL
         fields["mode"] = self.mode
         return fields
 
     def _cmd_hello(self, req, rid, now):
-        return self._ok(rid, self.hello_fields())
+        return self._ok(rid, self.hello_fields(req.get("protocol", 1)))
 
     def _cmd_status(self, req, rid, now):
         return self._ok(
@@ -373,6 +386,8 @@ class Launcher:
             )
         if self.burst:
             return protocol.error(rid, "bad_state", "a burst is running; wait for its eject event")
+        if self.test:
+            return protocol.error(rid, "bad_state", "a self-test is running; wait for `tested`")
         mode = req.get("mode", "random")
         cards = req["cards"] if mode == "exact" else self.pattern.cards()
         if self.sensor is None and self._run_ms(cards) >= self.cfg["burst_max_ms"]:
@@ -419,6 +434,9 @@ class Launcher:
 
     def _cmd_stop(self, req, rid, now):
         self.motor.brake(now)
+        t = self.test
+        if t is not None:
+            self._end_test(t, now, False, True)
         b = self.burst
         if b is not None:
             self._finish(b, self._so_far(b, now), self.sensor is not None, None, cancelled=True)
@@ -434,6 +452,8 @@ class Launcher:
         if b is not None:
             self._finish(b, self._so_far(b, now), self.sensor is not None, None, cancelled=True)
         self.motor.off()
+        self.feedback.off()
+        self.test = None
         self.repl_at = now
         return self._ok(rid, {"repl": True})
 
@@ -441,3 +461,25 @@ class Launcher:
         self.motor.off()
         self.reset_at = now  # the loop resets RESET_DELAY_MS later, once this reply is out
         return self._ok(rid, {"resetting": True})
+
+    # -- self-test (protocol 2): in launcher/selftest.py, imported on first use so
+    # that a launcher at the table does not hold its code in RAM
+    def _cmd_test(self, req, rid, now):
+        from launcher import selftest
+
+        return selftest.cmd_test(self, req, rid, now)
+
+    def _test_tick(self, t, now):
+        from launcher import selftest
+
+        selftest.tick(self, t, now)
+
+    def _end_test(self, t, now, completed, cancelled=False):
+        from launcher import selftest
+
+        selftest.end(self, t, now, completed, cancelled)
+
+    def _cmd_inputs(self, req, rid, now):
+        from launcher import selftest
+
+        return selftest.cmd_inputs(self, req, rid, now)

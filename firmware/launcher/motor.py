@@ -27,6 +27,7 @@ class Motor:
         self.started_at = 0
         self._brake_at = 0
         self._u16 = -1
+        self._drive = pwm_a  # the input the PWM goes to: IN1 forward, IN2 reverse (self-test)
         self.off()
 
     def configure(self, cfg):
@@ -43,7 +44,7 @@ class Motor:
     def _set(self, u16):
         if u16 != self._u16:
             self._u16 = u16
-            self.pwm_a.duty_u16(u16)
+            self._drive.duty_u16(u16)
 
     def off(self):
         """Motor off now (coast). Safe to call at any time, any number of times."""
@@ -76,9 +77,11 @@ class Motor:
         self.pwm_b.duty_u16(_FULL)
         self.pwm_a.duty_u16(_FULL)
 
-    def start(self, now):
-        """Begin a burst: the duty ramps up over ramp_ms (soft start)."""
-        self.pwm_b.duty_u16(0)
+    def start(self, now, reverse=False):
+        """Begin a burst: the duty ramps up over ramp_ms (soft start). `reverse` (the
+        self-test only) drives IN2 with IN1 held low."""
+        self._drive = self.pwm_b if reverse else self.pwm_a
+        (self.pwm_a if reverse else self.pwm_b).duty_u16(0)
         self.braking = False
         self._u16 = -1
         self.running = True

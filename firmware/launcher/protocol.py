@@ -5,7 +5,7 @@ import json
 
 from launcher.ticks import ticks_diff
 
-PROTOCOL = 1
+PROTOCOL = 2  # the newest version spoken; `hello` negotiates (docs/protocol.md, "Versions")
 MAX_LINE = 1024  # bytes, without the newline
 MAX_ID = 0x7FFFFFFF
 TOO_LONG = object()  # LineReader's marker for a line that was cut off
@@ -14,13 +14,16 @@ MODES = ("random", "exact", "until_card")
 FIRE_MODES = ("random", "exact")
 MAX_CARDS = 40  # an "exact" burst; a bigger deal is several requests
 MAX_PRESSES = 50
+TEST_PARTS = ("motor_forward", "motor_reverse", "buzzer", "led")  # v2: `test`
+TEST_MAX_MS = 3000  # one test pulse at most (the motor's own limit still applies)
+TEST_MAX_COUNT = 10
 
 # cmd -> ((field, kind, required, a, b), ...)
 #   kind "int": integer a..b; "str": string of a..b characters; "enum": one of a;
 #   "bool": true or false; "obj": a JSON object.
 #   Fields not listed are ignored (forward compatibility).
 COMMANDS = {
-    "hello": (),
+    "hello": (("protocol", "int", False, 1, 0xFFFF),),
     "status": (("perf", "bool", False, None, None),),
     "disarm": (),
     "stop": (),
@@ -40,6 +43,13 @@ COMMANDS = {
     "seed": (("seed", "int", True, 0, 0xFFFFFFFF),),
     "config_set": (("config", "obj", True, None, None),),
     "repl": (),
+    # protocol 2: what `unolaunch selftest` needs, without taking the REPL
+    "test": (
+        ("part", "enum", True, TEST_PARTS, None),
+        ("ms", "int", False, 1, TEST_MAX_MS),
+        ("count", "int", False, 1, TEST_MAX_COUNT),
+    ),
+    "inputs": (),
 }
 
 

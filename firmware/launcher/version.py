@@ -1,3 +1,3 @@
 # The firmware version reported by `hello`. The flasher overwrites this file on the board
-# with the version it flashes (CONTRACTS.md section 4), so keep it to this one line.
+# with the version it flashes (docs/architecture.md §4), so keep it to this one line.
 VERSION = "0.1.0"

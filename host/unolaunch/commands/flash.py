@@ -54,7 +54,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--dry-run",
         action="store_true",
         help="show what would be copied and removed; change nothing on the board (the "
-        "launcher is interrupted to look, and restarted)",
+        "launcher is interrupted to look, and restarted: the command returns once it runs "
+        "again)",
     )
     parser.add_argument(
         "--config",

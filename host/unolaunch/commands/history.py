@@ -5,14 +5,22 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Sequence
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from unolaunch.table.journal import DATA_DIR_ENV, GameRecord, Journal
+from unolaunch.cards import parse_card
+from unolaunch.commands import count
+from unolaunch.errors import UnolaunchError
+from unolaunch.rules import Game, IllegalMoveError
+from unolaunch.table.app import effect_text
+from unolaunch.table.journal import DATA_DIR_ENV, DB_NAME, Entry, GameRecord, Journal, data_dir
 from unolaunch.table.names import shown
-from unolaunch.table.screen import VARIANT_TITLES
+from unolaunch.table.screen import VARIANT_TITLES, card_name, card_names
+from unolaunch.table.session import _new_game
 
 HELP = "list past games with winner and scores"
 DESCRIPTION = f"""\
@@ -28,7 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``unolaunch history``."""
     parser.add_argument("game", nargs="?", type=int, metavar="GAME", help="show this game's log")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    parser.add_argument("--limit", type=int, default=20, metavar="N", help="newest N games (20)")
+    parser.add_argument("--limit", type=count, default=20, metavar="N", help="newest N games (20)")
     parser.add_argument(
         "--data-dir",
         metavar="DIR",
@@ -63,8 +71,17 @@ def _line(text: str, style: str = "") -> Text:
 
 
 def run(args: argparse.Namespace) -> int:
-    """List games, or print one game's log."""
-    with Journal.open(args.data_dir) as journal:
+    """List games, or print one game's log (reading only: a listing creates nothing)."""
+    path = data_dir(args.data_dir) / DB_NAME
+    if not path.exists():
+        if args.game is not None:
+            raise UnolaunchError(f"no game {args.game}: no games yet (looked in {path})")
+        if args.json:
+            print("[]")
+        else:
+            print(f"No games yet (looked in {path}). Start one with 'unolaunch play'.")
+        return 0
+    with Journal.open(args.data_dir, read_only=True) as journal:
         if args.game is not None:
             g = journal.game(args.game)
             entries = journal.entries(g.id)
@@ -86,11 +103,13 @@ def run(args: argparse.Namespace) -> int:
             )
             console.print(head)
             console.print(Text(f"scores: {_scores_line(g)} (round {g.round})"))
-            for e in entries:
-                what = _describe(e.kind, e.data)
-                console.print(_line(f"{e.seq:>4}  {e.at[11:]}  {what}"), highlight=False)
+            for e, what in zip(entries, log_texts(g, entries), strict=True):
+                # One line an entry, never wrapped (a log is read with grep and less too).
+                console.print(
+                    _line(f"{e.seq:>4}  {e.at[11:]}  {what}"), highlight=False, soft_wrap=True
+                )
             return 0
-        games = journal.games()[: max(args.limit, 0)]
+        games = journal.games()[: args.limit]
         if args.json:
             print(json.dumps([_record_json(g) for g in games], indent=2))
             return 0
@@ -119,15 +138,133 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _describe(kind: str, data: dict[str, object]) -> str:
-    """One journal entry in words."""
+def log_texts(record: GameRecord, entries: Sequence[Entry]) -> list[str]:
+    """Each journal entry of a game in the words of the game screen: the entries are
+    replayed on a fresh engine (as ``--resume`` does) and each one told by what it did —
+    ``Ann plays red 5``, ``Ann presses the launcher: 2 cards came out``, ``fix: Bob now
+    holds 5 cards``, ``round 2 dealt: Ann deals``, ``undo: took back 'Bob plays green 4'``.
+    From an entry that does not replay (a damaged journal) on, entries are told from their
+    own data."""
+    game: Game | None = _new_game(
+        record.variant, record.players, record.options, record.seed, record.dealer
+    )
+    in_effect: list[str] = []  # what the entries still in effect did (undo names them)
+    out: list[str] = []
+    for e in entries:
+        text = None
+        if game is not None:
+            try:
+                text = _replayed(game, e.kind, e.data, in_effect)
+            except (IllegalMoveError, ValueError, KeyError, TypeError):
+                game = None
+        if text is None:
+            text = _describe(e.kind, e.data)
+        out.append(text)
+    return out
+
+
+def _replayed(game: Game, kind: str, data: dict[str, Any], in_effect: list[str]) -> str:
+    """Apply one entry to ``game``; what it did, in words."""
+    if kind == "note":
+        return _note_text(data)
+    if kind == "undo":
+        n = int(data.get("n", 1))
+        game.undo(n)
+        taken = in_effect[len(in_effect) - n :] if n else []
+        del in_effect[len(in_effect) - n :]
+        what = ", ".join(f"'{t}'" for t in taken) or f"{n} action{'s' * (n != 1)}"
+        return f"undo: took back {what}"
+    if kind == "deal":
+        game.next_round()
+        snap = game.snapshot()
+        text = f"round {snap['round']} dealt: {snap['dealer']} deals"
+    elif kind == "action":
+        texts = [effect_text(e) for e in game.apply(data)]
+        text = _action_text(data, texts)
+    else:
+        raise ValueError(kind)
+    in_effect.append(text)
+    return text
+
+
+def _action_text(data: dict[str, Any], texts: list[str]) -> str:
+    """An applied action in words, from the engine's effects (as the game screen shows
+    them), with what only the journal knows said first: who pressed and what came out, a
+    hand size fixed (whoever was awaited when it was typed), the start card turned up."""
+    by = str(data.get("by"))
+    choose = data.get("choose")
+    if "correct" in data:
+        return "fix: " + "; ".join(texts)
+    if data.get("press"):
+        n = data.get("cards")
+        came = "no card came out" if n == 0 else f"{n} card{'s' * (n != 1)} came out"
+        rest = [t for t in texts if not t.startswith(f"{by} takes ")]
+        return "; ".join([f"{by} presses the launcher: {came}", *rest])
+    if isinstance(choose, dict) and "top" in choose:
+        rest = [t for t in texts if not t.startswith("start card")]
+        top = card_name(str(choose["top"]))
+        return "; ".join([f"{by} turns up the start card: {top}", *rest])
+    if isinstance(choose, dict) and ("hands" in choose or "points" in choose):
+        left = {**choose.get("points", {}), **choose.get("hands", {})}
+        told = ", ".join(
+            f"{p} {v} points" if isinstance(v, int) else f"{p} {_plain(v)}" for p, v in left.items()
+        )
+        texts = [f"cards left: {told}", *texts]  # COM-8
+    said = "; ".join(texts) or "nothing happened"
+    return said if said.startswith(by) else f"{by}: {said}"
+
+
+def _describe(kind: str, data: dict[str, Any]) -> str:
+    """One journal entry in words, from its data alone (an entry that does not replay)."""
     if kind == "undo":
         return f"undo {data.get('n', 1)}"
-    by = data.get("by")
-    verbs = ("play", "press", "draw", "pass", "challenge", "accept", "choose", "catch")
-    rest = {k: data[k] for k in verbs if k in data}
-    rest.update({k: v for k, v in data.items() if k != "by" and k not in rest})
-    return f"{by}: " + " ".join(
-        k if v is True else f"{k}={json.dumps(v) if not isinstance(v, str) else v}"
-        for k, v in rest.items()
-    )
+    if kind == "deal":
+        return "next round dealt"
+    if kind == "note":
+        return _note_text(data)
+    by = str(data.get("by"))
+    if isinstance(data.get("correct"), dict):
+        return "fix: " + ", ".join(f"{p} now holds {n}" for p, n in data["correct"].items())
+    choose = data.get("choose")
+    if data.get("press") or (isinstance(choose, dict) and "top" in choose):
+        return _action_text(data, [])
+    words: list[str] = []
+    verbs = [k for k in _VERBS if k in data]
+    for key, value in sorted(data.items(), key=lambda kv: kv[0] not in verbs):
+        if key == "by":
+            continue
+        if value is True:
+            words.append(key)
+        elif isinstance(value, str):
+            words.append(f"{key} {card_name(value) if key in _CARD_KEYS else value}")
+        elif isinstance(value, dict):
+            words += [f"{key} {k} {_plain(v)}" for k, v in value.items()]
+        else:
+            words.append(f"{key} {_plain(value)}")
+    return f"{by}: {' '.join(words)}"
+
+
+def _note_text(data: dict[str, Any]) -> str:
+    """What the launcher reported at the table (a foul, a fault, a press that did not fit),
+    as the game screen said it: ``launcher: foul: a press nobody owes``."""
+    said = str(data.get("notice") or data.get("warning") or "")
+    return "launcher: " + card_names(said.removeprefix("launcher ").strip())
+
+
+_CARD_KEYS = ("play", "turned", "give", "top")
+_VERBS = ("play", "press", "draw", "pass", "challenge", "accept", "choose", "catch")
+
+
+def _plain(value: object) -> str:
+    """A value of an entry without JSON punctuation: lists as words, cards by name."""
+    if isinstance(value, list):
+        return " ".join(_plain(v) for v in value) or "none"
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {_plain(v)}" for k, v in value.items())
+    if isinstance(value, str):
+        try:
+            parse_card(value)
+        except ValueError:
+            return value
+        return card_name(value)
+    return str(value)

@@ -10,7 +10,7 @@ from datetime import datetime
 from types import FrameType
 from typing import Any, TextIO
 
-from unolaunch.commands import add_port_argument
+from unolaunch.commands import add_port_argument, seconds
 from unolaunch.link import LauncherClient
 
 HELP = "show everything a launcher reports, live"
@@ -39,7 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--timeout",
-        type=float,
+        type=seconds,
         default=2.0,
         metavar="S",
         help="seconds to wait for the launcher's replies (default 2)",

@@ -9,6 +9,7 @@ from typing import Any
 
 from unolaunch.errors import UnolaunchError, UsageError
 from unolaunch.table.journal import DATA_DIR_ENV, Journal
+from unolaunch.web.address import WEB_HELP
 
 HELP = "keep score at the table (and drive the launcher)"
 DESCRIPTION = f"""\
@@ -30,6 +31,7 @@ examples:
   unolaunch play --variant attack --players Ann,Bob,Cy --port auto
   unolaunch play --variant mario-kart --players Ann,Bob --target 300
   unolaunch play --resume
+  unolaunch play --variant attack --players Ann,Bob,Cy --port sim --web 0.0.0.0:8080
 """
 
 
@@ -68,6 +70,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="GAME",
         help="continue a saved game (default: the latest unfinished one)",
     )
+    parser.add_argument("--web", metavar="[HOST:]PORT", help=WEB_HELP)
     parser.add_argument("--seed", type=int, help=argparse.SUPPRESS)
     from unolaunch.sim import add_board_arguments
 
@@ -122,6 +125,11 @@ def run(args: argparse.Namespace) -> int:
     from unolaunch.table.app import Table
     from unolaunch.table.session import Session
 
+    bind = None
+    if args.web is not None:
+        from unolaunch.web.address import web_address
+
+        bind = web_address(args.web)
     with Journal.open(args.data_dir) as journal, ExitStack() as held:
         if args.resume is not None:
             if args.variant or args.players:
@@ -156,15 +164,26 @@ def run(args: argparse.Namespace) -> int:
             held.enter_context(journal.claim(session.id))
             port = args.port
         table = Table(session)
+        notify = table.redraw_from_event
+        if bind is not None:  # the browser pages: a second front end of this session
+            from unolaunch.web.server import serve_table
+
+            notify = held.enter_context(serve_table(table, *bind)).notify
         if port and port != "none" and session.variant == "attack":
             from unolaunch.link import LinkError
             from unolaunch.table.launcher import connect
 
             try:
                 table.launcher = connect(
-                    port, session, table.redraw_from_event, board=args.board, rp2_dir=args.rp2_dir
+                    port, session, notify, board=args.board, rp2_dir=args.rp2_dir
                 )
             except LinkError as exc:
+                if args.resume is None and journal.discard_unplayed(session.id):
+                    raise UnolaunchError(  # a game that never started: not in the history
+                        f"{exc} — nothing was saved: fix the launcher and run the same command "
+                        "again, or play without it: --port none (type presses with their card "
+                        "count)"
+                    ) from None
                 raise UnolaunchError(
                     f"{exc} — game {session.id} is saved: fix the launcher and run "
                     f"'unolaunch play --resume {session.id}', or play on without it: "

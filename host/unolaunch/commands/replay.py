@@ -24,15 +24,31 @@ Exit status: 0 the scenario passes, 1 it fails, 2 the file is unusable (bad JSON
 unknown card code, unknown player, missing key) -- with one line naming the file
 and the field.
 
-The format is described in the project's tests/scenarios/FORMAT.md."""
+The format (cards, set-up, actions, expect) is printed by 'unolaunch replay --format'.
+
+examples:
+  unolaunch replay --format | less     # how to write a scenario
+  unolaunch replay my-scenario.json --json"""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the replay command's arguments."""
-    parser.add_argument("file", metavar="FILE", help="the scenario file (JSON)")
+    parser.add_argument("file", metavar="FILE", nargs="?", help="the scenario file (JSON)")
     parser.add_argument(
         "--json", action="store_true", help="print one JSON object instead of a readable account"
     )
+    parser.add_argument(
+        "--format",
+        action="store_true",
+        help="print the scenario format (Markdown) and exit",
+    )
+
+
+def format_text() -> str:
+    """The scenario format, as shipped with the package (``unolaunch/rules/FORMAT.md``)."""
+    from importlib.resources import files
+
+    return files("unolaunch.rules").joinpath("FORMAT.md").read_text(encoding="utf-8")
 
 
 def load_file(path: Path) -> Scenario:
@@ -87,6 +103,11 @@ def print_account(path: Path, sc: Scenario, out: Outcome) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run one scenario file; exit 0 pass, 1 fail, 2 unusable file."""
+    if args.format:
+        sys.stdout.write(format_text())
+        return 0
+    if args.file is None:
+        raise UsageError("replay needs a scenario FILE (or --format to see how to write one)")
     path = Path(args.file)
     sc = load_file(path)
     try:

@@ -7,7 +7,7 @@ import sys
 
 from rich.console import Console
 
-from unolaunch.commands import add_port_argument
+from unolaunch.commands import add_port_argument, seconds
 from unolaunch.errors import UsageError
 from unolaunch.selftest import FAIL, PASS, Check, run_selftest
 
@@ -22,7 +22,11 @@ A guided hardware check for a launcher you have just wired up. Item by item:
   button     press the launcher's button when asked
   buzzer     three beeps (if a buzzer is configured); you confirm you heard them
   LED        three blinks (if an LED is configured); you confirm you saw them
-  restart    the launcher firmware starts again and answers hello
+
+The launcher's own firmware drives every part (protocol 2: the launcher keeps running, its
+watchdog and motor limits stay on; a firmware older than this needs 'unolaunch flash'
+first). It is put in hosted mode meanwhile, so the button press asked for fires nothing,
+and is given back in the mode it was in.
 
 Each item prints PASS, FAIL (with what to check) or SKIP (not fitted), then a summary. The
 exit status is 0 only if nothing failed. Put the batteries in and the power switch on before
@@ -48,7 +52,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--timeout",
-        type=float,
+        type=seconds,
         default=20.0,
         metavar="SECONDS",
         help="how long to wait for you to press the button or push a card (default 20)",

@@ -40,6 +40,11 @@ Standard input takes one command a line:
   unstall        the USB host reads again
   quit           stop the simulator (so does Ctrl-C)
 
+At the end of input on a terminal (Ctrl-D) the simulator stops. When standard input is not a
+terminal (a script starting it in the background), it runs on after the end of input, so the
+device stays for the script, until Ctrl-C or SIGTERM; stderr says so.
+If the firmware starts in safe mode (the button held through a boot), stderr says so.
+
 Example, in two terminals:
   unolaunch sim --link /tmp/launcher        # terminal 1
   unolaunch monitor --port /tmp/launcher    # terminal 2; then type 'press' in terminal 1
@@ -94,7 +99,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def describe(ev: dict[str, Any]) -> str:
-    """One readable line for a hardware report (CONTRACTS.md §3) or a simulator event."""
+    """One readable line for a hardware report (docs/architecture.md §3) or a simulator event."""
     kind = ev.get("hw")
     if kind == "motor":
         duty = float(ev.get("duty", 0) or 0)
@@ -123,6 +128,12 @@ def describe(ev: dict[str, Any]) -> str:
         }.get(str(ev.get("cause")), str(ev.get("cause")))
         where = ", raw REPL" if ev.get("raw_repl") else ""
         return f"board boots ({cause}{where})"
+    if kind == "safe_mode":
+        return (
+            "the firmware started in safe mode (the button was held through the boot): the "
+            "launcher is idle, the REPL free; with the button released ('up' if you held "
+            "it), type 'reset' to start the launcher"
+        )
     if kind == "usb":
         if ev.get("connected"):
             return f"USB plugged in: {ev.get('port')}"
@@ -252,6 +263,10 @@ def run(args: argparse.Namespace) -> int:
                     if interactive:
                         break
                     # Input closed (e.g. started from a script): keep running until a signal.
+                    reporter.say(
+                        "end of input: the simulator runs on until Ctrl-C or SIGTERM "
+                        f"(kill {os.getpid()})"
+                    )
                     while True:
                         time.sleep(3600)
                 try:

@@ -9,7 +9,10 @@ the event stream, and reconnection that restores what the host had armed.
 Every read has a deadline. A launcher that goes away (unplugged, reset, its firmware
 restarted) is noticed; with ``reconnect=True`` (the default) the client keeps trying to
 open the port again, redoes the handshake, re-arms what was still owed, and reports what
-happened as a ``{"event": "link", ...}`` event (and through :mod:`logging`).
+happened as a ``{"event": "link", ...}`` event (and through :mod:`logging`): ``state``
+(``lost``, ``restored``, ``recovered``), ``cause`` and a ``message`` for people; a
+``restored`` event also has ``summary`` (the message without what was put back) and
+``done`` (what was put back, e.g. ``["re-armed Ann for 2 presses"]``).
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ from unolaunch.link.errors import (
 from unolaunch.link.protocol import (
     MAX_REQUEST_ID,
     PROTOCOL_VERSION,
+    SUPPORTED_PROTOCOLS,
     Event,
     LineParser,
     Noise,
@@ -59,6 +63,7 @@ log = logging.getLogger("unolaunch.link")
 EventDict = dict[str, Any]
 EventCallback = Callable[[EventDict], None]
 
+_HELLO = {"protocol": PROTOCOL_VERSION}  # a v2 firmware answers a bare hello as v1
 _SLICE_S = 0.05  # longest a reader holds the port lock while waiting for bytes
 _RETRY_OPEN_S = 0.1  # pause between attempts to reopen a port that went away
 _EVENT_BACKLOG = 10000  # events kept for events()/next_event() when nobody consumes them
@@ -227,7 +232,7 @@ class LauncherClient:
     def hello(self) -> dict[str, Any]:
         """The handshake request: ``firmware``, ``protocol``, ``board``, ``capabilities``,
         ``config_status``, ``mode``. Also checks the protocol version."""
-        reply = self.request("hello")
+        reply = self.request("hello", **_HELLO)
         self._check_hello(reply)
         self.info = reply
         return reply
@@ -305,6 +310,34 @@ class LauncherClient:
         """Motor off at once, burst cancelled (its ``eject`` says ``cancelled``), fault
         cleared; an arming stays."""
         return self.request("stop")
+
+    def test(self, part: str, ms: int, count: int = 1) -> dict[str, Any]:
+        """Protocol 2: drive one part for the self-test — ``motor_forward``/``motor_reverse``
+        for ``ms``, or ``count`` beeps (``buzzer``) or blinks (``led``) of ``ms`` on and
+        ``ms`` off. Returns the reply (``part``, ``ms``: how long it runs); a ``tested``
+        event follows when it ends. An older firmware raises
+        :class:`IncompatibleFirmwareError` saying to flash."""
+        self._need_protocol(2, "test")
+        args: dict[str, Any] = {"part": part, "ms": ms}
+        if count != 1:
+            args["count"] = count
+        return self.request("test", **args)
+
+    def inputs(self) -> dict[str, Any]:
+        """Protocol 2: ``button`` (``up``/``down``), ``beam`` (``clear``/``blocked``, null
+        without a sensor), ``cards_seen`` (the sensor's count since boot) and ``presses``."""
+        self._need_protocol(2, "inputs")
+        return self.request("inputs")
+
+    def _need_protocol(self, version: int, cmd: str) -> None:
+        proto = self.info.get("protocol") if self.info else None
+        if isinstance(proto, int) and proto < version:
+            raise IncompatibleFirmwareError(
+                f"the launcher on {self.port} runs firmware {self.info.get('firmware')} "
+                f"(protocol {proto}), which has no '{cmd}' command: run 'unolaunch flash' "
+                "to update it",
+                self.port,
+            )
 
     def reset(self, timeout: float = 10.0) -> None:
         """Reset the board (``machine.reset()``, e.g. after changing pins) and wait up to
@@ -616,16 +649,17 @@ class LauncherClient:
             # keystrokes); the protocol ignores blank lines.
             self._write(b"\n")
             try:
-                reply = self._exchange("hello", {}, self.timeout)
+                reply = self._exchange("hello", _HELLO, self.timeout)
                 if reply.id is None:  # our hello arrived glued to earlier garbage: again
-                    reply = self._exchange("hello", {}, self.timeout)
+                    reply = self._exchange("hello", _HELLO, self.timeout)
             except NoReplyError:
-                if not self._at_repl():
+                where = self._which_repl()
+                if where is None:
                     raise
-                # The board sits at the MicroPython REPL (after mpremote/Thonny, or a
-                # crash): a soft reset starts the firmware again, as a Pico does.
-                self._soft_reset_from_repl()
-                reply = self._exchange("hello", {}, self.timeout)
+                # The board sits at the MicroPython REPL (after mpremote/Thonny, a crash, or
+                # an interrupted flash): a soft reset starts the firmware again, as a Pico does.
+                self._soft_reset_from_repl(where)
+                reply = self._exchange("hello", _HELLO, self.timeout)
             if not reply.ok:
                 raise IncompatibleFirmwareError(
                     f"the launcher on {self.port} refused hello ({reply.message or reply.error}):"
@@ -643,8 +677,38 @@ class LauncherClient:
         seen = b"".join(n.encode() for n in self._noise) + self._parser.pending()
         return any(marker in seen for marker in _REPL_MARKERS)
 
-    def _soft_reset_from_repl(self) -> None:
-        log.info("the launcher on %s is at the MicroPython REPL: soft-resetting it", self.port)
+    def _which_repl(self) -> str | None:
+        """Whether a board that did not answer hello sits at a MicroPython REPL: "friendly"
+        (its prompt or banner was seen), "raw" (silent, but the probe found it), or None.
+
+        The raw REPL echoes nothing and answers nothing until Ctrl-D, so a board left there
+        (a flash killed half-way) is silent; the probe is Ctrl-B, which leaves the raw REPL
+        (dropping the hello it swallowed) and makes MicroPython print its banner. To the
+        launcher firmware a lone 0x02 is line noise."""
+        if self._at_repl():
+            return "friendly"
+        self._noise.clear()
+        self._write(b"\x02")
+        deadline = time.monotonic() + self.timeout  # as long as any reply may take
+        while time.monotonic() < deadline:
+            self._pump(deadline, max_wait=_SLICE_S)
+            if self._at_repl():
+                return "raw"
+        return None
+
+    def _soft_reset_from_repl(self, where: str = "friendly") -> None:
+        if where == "raw":
+            message = (
+                f"the launcher on {self.port} sat silent in MicroPython's raw REPL (a flash "
+                "interrupted?): left it with Ctrl-B and soft-reset it into the firmware"
+            )
+        else:
+            message = (
+                f"the launcher on {self.port} was at the MicroPython REPL: soft-reset it into "
+                "the firmware"
+            )
+        log.info("%s", message)
+        self._emit({"event": "link", "state": "recovered", "cause": "repl", "message": message})
         self._write(b"\r\x03\x02")  # clear the line, leave the raw REPL
         deadline = time.monotonic() + self.timeout
         while not self._parser.pending().endswith(b">>> ") and time.monotonic() < deadline:
@@ -656,11 +720,12 @@ class LauncherClient:
 
     def _check_hello(self, reply: dict[str, Any]) -> None:
         proto = reply.get("protocol")
-        if proto != PROTOCOL_VERSION:
+        if proto not in SUPPORTED_PROTOCOLS:
             firmware = reply.get("firmware", "unknown")
             raise IncompatibleFirmwareError(
                 f"the launcher on {self.port} runs firmware {firmware} speaking protocol "
-                f"{proto}; this unolaunch speaks protocol {PROTOCOL_VERSION}: "
+                f"{proto}; this unolaunch speaks protocol "
+                f"{' or '.join(map(str, SUPPORTED_PROTOCOLS))}: "
                 "run 'unolaunch flash' to update the firmware",
                 self.port,
             )
@@ -777,11 +842,20 @@ class LauncherClient:
     def _restored(self, what: str, started: float, done: list[str], cause: str) -> None:
         self.reconnects += 1
         took = time.monotonic() - started
-        message = f"{what}: link restored in {took:.1f} s"
-        if done:
-            message += "; " + ", ".join(done)
+        summary = f"{what}: link restored in {took:.1f} s"
+        message = "; ".join([summary, ", ".join(done)]) if done else summary
         log.info("%s", message)
-        self._emit({"event": "link", "state": "restored", "cause": cause, "message": message})
+        # `summary` and `done` apart too: a caller that re-arms differently says its own
+        self._emit(
+            {
+                "event": "link",
+                "state": "restored",
+                "cause": cause,
+                "message": message,
+                "summary": summary,
+                "done": done,
+            }
+        )
 
 
 def open_launcher(port: str = "auto", timeout: float = 2.0, **kwargs: Any) -> LauncherClient:

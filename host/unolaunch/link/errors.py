@@ -22,15 +22,22 @@ __all__ = [
     "PortReplacedError",
 ]
 
-SAFE_MODE_HINT = "is the firmware running? hold the button at power-up for safe mode"
+#: What to do about a launcher that says nothing: it is hung, or not running our firmware.
+#: (Safe mode is the cure for a firmware that will not let go of the REPL, not for silence.)
+NO_REPLY_HINT = "unplug the launcher and plug it back in; if it stays silent, run 'unolaunch flash'"
+#: ... and about one that shows MicroPython's prompt instead of answering.
+NO_FIRMWARE_HINT = "MicroPython answers, but not the launcher firmware: run 'unolaunch flash'"
 
 
 class LinkError(UnolaunchError):
-    """Talking to the launcher failed; ``port`` names the device (when known)."""
+    """Talking to the launcher failed; ``port`` names the device (when known). ``detail``
+    is what went wrong without the advice, for a caller that gives advice of its own
+    (``flash``, ``selftest``); for most errors it is the whole message."""
 
     def __init__(self, message: str, port: str | None = None) -> None:
         super().__init__(message)
         self.port = port
+        self.detail = message
 
 
 class PortNotFoundError(LinkError):
@@ -60,15 +67,16 @@ class PortPermissionError(LinkError):
 
 
 class NoReplyError(LinkError):
-    """The board did not answer in time."""
+    """The board did not answer in time (``detail``: without the advice)."""
 
     def __init__(self, port: str, what: str, timeout: float, seen: str = "") -> None:
-        msg = (
-            f"no reply from the launcher on {port} to {what} within {timeout:g} s: {SAFE_MODE_HINT}"
-        )
+        detail = f"no reply from the launcher on {port} to {what} within {timeout:g} s"
         if seen:
-            msg += f" (it printed: {seen})"
-        super().__init__(msg, port)
+            detail += f" (it printed: {seen})"
+        # a MicroPython prompt: the board runs, but not the launcher firmware
+        hint = NO_FIRMWARE_HINT if ">>>" in seen else NO_REPLY_HINT
+        super().__init__(f"{detail}: {hint}", port)
+        self.detail = detail
         self.timeout = timeout
 
 

@@ -21,6 +21,7 @@ __all__ = [
     "MAX_LINE_IN",
     "MAX_REQUEST_ID",
     "PROTOCOL_VERSION",
+    "SUPPORTED_PROTOCOLS",
     "Event",
     "LineParser",
     "Message",
@@ -30,8 +31,12 @@ __all__ = [
     "parse_line",
 ]
 
-#: The protocol version this host speaks (``hello`` reports the board's).
-PROTOCOL_VERSION = 1
+#: The newest protocol version this host speaks; its ``hello`` asks for it, and the board
+#: answers with the version both speak (docs/protocol.md, "Versions").
+PROTOCOL_VERSION = 2
+#: Board versions this host works with: a v1 firmware plays (v2 only adds the self-test
+#: commands; ``unolaunch selftest`` asks for a flash).
+SUPPORTED_PROTOCOLS = (1, 2)
 #: Request ids are 0 .. 2**31 - 1.
 MAX_REQUEST_ID = 2**31 - 1
 #: The longest line the host accepts from a board; longer ones are noise (a board's

@@ -10,9 +10,11 @@ Pure (no I/O, no clock; randomness only from an injected ``random.Random``)::
     g.apply({"by": "Bob", "press": True})
     g.undo()
 
-See :mod:`unolaunch.rules.engine` for the rules, the fast interface used by bots and the
-hidden-hands mode of the table-side scorekeeper, :mod:`unolaunch.rules.actions` for the
-action keys, and :mod:`unolaunch.rules.options` for each variant's options.
+See :mod:`unolaunch.rules.game` for what all variants share (the fast interface used by
+bots, the hidden-hands mode of the table-side scorekeeper), :mod:`unolaunch.rules.attack`,
+:mod:`unolaunch.rules.mario_kart` and :mod:`unolaunch.rules.pocket_pizza` for each variant
+(:mod:`unolaunch.rules.engine` gathers them), :mod:`unolaunch.rules.actions` for the action
+keys, and :mod:`unolaunch.rules.options` for each variant's options.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from unolaunch.rules.engine import (
     TurnCapError,
 )
 from unolaunch.rules.errors import IllegalMoveError
-from unolaunch.rules.launcher import Launcher, ListLauncher, RandomLauncher
+from unolaunch.rules.launcher import Launcher, ListLauncher, PatternLauncher
 from unolaunch.rules.options import OPTION_DEFAULTS, resolve_options
 
 __all__ = [
@@ -44,8 +46,8 @@ __all__ = [
     "Launcher",
     "ListLauncher",
     "MarioKartGame",
+    "PatternLauncher",
     "PocketPizzaGame",
-    "RandomLauncher",
     "TurnCapError",
     "resolve_options",
 ]

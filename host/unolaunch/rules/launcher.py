@@ -3,7 +3,8 @@
 The engine only needs ``press(player) -> int``. Three kinds exist here:
 
 * :class:`ListLauncher` — a fixed list of counts (the ``launcher`` of a scenario file);
-* :class:`RandomLauncher` — a simulated launcher with a configurable distribution;
+* :class:`PatternLauncher` — a simulated launcher: the firmware's own ejection pattern
+  (``firmware/launcher/pattern.py``) with a launcher configuration;
 * anything else with a ``press`` method, e.g. a real launcher driven over serial.
 
 At a real table the observed count travels with the action instead
@@ -13,11 +14,10 @@ an action carries no count.
 
 from __future__ import annotations
 
-import random
-from collections.abc import Iterable, Sequence
-from typing import Protocol, runtime_checkable
+from collections.abc import Iterable, Mapping
+from typing import Any, Protocol, runtime_checkable
 
-__all__ = ["DEFAULT_WEIGHTS", "Launcher", "ListLauncher", "RandomLauncher"]
+__all__ = ["Launcher", "ListLauncher", "PatternLauncher"]
 
 
 @runtime_checkable
@@ -45,34 +45,44 @@ class ListLauncher:
         return self.counts[i] if i < len(self.counts) else 0
 
 
-#: Default simulated distribution, cards out per press: often none, sometimes a few,
-#: now and then a great many (ATK-25). Index = number of cards, value = weight.
-DEFAULT_WEIGHTS: tuple[int, ...] = (45, 18, 12, 8, 6, 4, 3, 2, 1, 1)
+class PatternLauncher:
+    """The launcher as the firmware decides it: each press is ``Pattern.press()`` of the
+    firmware's own ``launcher/pattern.py`` (imported, never copied), with its own seeded
+    ``Rng`` — the same seed gives the same presses as a board after ``seed``.
 
+    ``config`` is a launcher configuration (a whole ``launcher.json`` or just its
+    ``fire_chance_pct``, ``max_blanks`` and ``burst_weights``); missing keys take the
+    firmware's defaults, and a value the firmware would refuse raises ``ValueError``.
 
-class RandomLauncher:
-    """A simulated launcher: each press yields k cards with probability ``weights[k]``.
-
-    It has its own ``random.Random`` (seeded from ``seed`` or the ``rng`` given) so that the
-    game's shuffles and the launcher's whims are independent streams.
+    It keeps the launcher's statistics: ``presses``, ``fires``, ``cards``, ``histogram``
+    (``histogram[k]`` = presses that shot ``k`` cards, ``histogram[0]`` the blanks) and
+    ``max_blank_streak``.
     """
 
-    def __init__(
-        self,
-        rng: random.Random | int | None = None,
-        weights: Sequence[int] = DEFAULT_WEIGHTS,
-    ) -> None:
-        if not weights or any(w < 0 for w in weights) or sum(weights) <= 0:
-            raise ValueError("launcher weights must be >= 0 with a positive sum")
-        if isinstance(rng, random.Random):
-            self.rng = random.Random(rng.getrandbits(64))
-        else:
-            self.rng = random.Random(rng)
-        self.weights = tuple(weights)
-        # A cumulative table of 256 slots would be faster, but this keeps exact weights.
-        self._table = [k for k, w in enumerate(self.weights) for _ in range(w)]
-        self._n = len(self._table)
+    def __init__(self, seed: int = 0, config: Mapping[str, Any] | None = None) -> None:
+        from unolaunch.fwconfig import load_pattern_module, pattern_settings
+
+        module = load_pattern_module()
+        self.settings = pattern_settings(config)
+        self.pattern = module.Pattern(module.Rng(seed))
+        self.pattern.configure(self.settings)
+        self.presses = 0
+        self.fires = 0
+        self.cards = 0
+        self.histogram = [0] * (len(self.settings["burst_weights"]) + 1)
+        self.max_blank_streak = 0
+        self._press = self.pattern.press
 
     def press(self, player: str) -> int:
-        """Return a random number of cards out, drawn from the weights."""
-        return self._table[int(self.rng.random() * self._n)]
+        """Fire for one press: the pattern's count (0 for a blank press)."""
+        k: int = self._press()
+        self.presses += 1
+        self.histogram[k] += 1
+        if k:
+            self.fires += 1
+            self.cards += k
+        else:
+            streak = self.pattern.blanks
+            if streak > self.max_blank_streak:
+                self.max_blank_streak = streak
+        return k

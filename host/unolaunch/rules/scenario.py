@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from unolaunch.cards import COLOR_NAMES, parse_card
-from unolaunch.rules.actions import Action, ActionFormatError
+from unolaunch.rules.actions import VERBS, Action, ActionFormatError
 from unolaunch.rules.engine import VARIANTS, Effect, Game
 from unolaunch.rules.errors import IllegalMoveError
 from unolaunch.rules.launcher import ListLauncher
@@ -269,6 +269,8 @@ def load_scenario(data: Any) -> Scenario:
                     _codes(cards, f"expect.hands.{p}")
             if key == "top" and value is not None:
                 _codes([value], "expect.top")
+            if key == "awaiting" and value is not None:
+                _awaiting(value, players)
             if (
                 key in ("turn", "round_winner", "game_winner")
                 and value is not None
@@ -308,6 +310,23 @@ def load_scenario(data: Any) -> Scenario:
         expect_error=expect_error,
         seed=seed,
     )
+
+
+def _awaiting(value: Any, players: list[str]) -> None:
+    """Check ``expect.awaiting``: null or ``{"by": PLAYER, "verbs": [VERB, ...]}``."""
+    if not isinstance(value, Mapping):
+        raise ScenarioError("expect.awaiting", 'must be null or {"by": PLAYER, "verbs": [...]}')
+    by = _need(value, "by", "expect.awaiting.")
+    if by not in players:
+        raise ScenarioError("expect.awaiting.by", f"unknown player {by!r}")
+    verbs = _need(value, "verbs", "expect.awaiting.")
+    if not isinstance(verbs, list):
+        raise ScenarioError("expect.awaiting.verbs", "must be a list of verbs")
+    for i, verb in enumerate(verbs):
+        if verb not in VERBS:  # (a non-string is no verb either)
+            raise ScenarioError(
+                f"expect.awaiting.verbs[{i}]", f"unknown verb {verb!r} (one of {', '.join(VERBS)})"
+            )
 
 
 def replay_state(game: Game) -> dict[str, Any]:

@@ -12,13 +12,8 @@ import argparse
 import os
 from typing import Any
 
-from unolaunch.sim.base import SEED_MAX, SimBoard, SimError
-from unolaunch.sim.runner import (
-    BOARD_DIR,
-    SimulatedLauncher,
-    configure_without_sensor,
-    find_micropython,
-)
+from unolaunch.sim.base import SEED_MAX, SimBoard, SimError, configure_without_sensor
+from unolaunch.sim.runner import BOARD_DIR, SimulatedLauncher, find_micropython
 
 __all__ = [
     "BOARDS",

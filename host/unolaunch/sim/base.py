@@ -29,6 +29,7 @@ HwEvent = dict[str, Any]
 SEED_MAX = 0xFFFFFFFF
 
 _HOST_BUFFER_MAX = 64 * 1024
+_SAFE_MODE = b'"event": "safe_mode"'  # the firmware's line (docs/protocol.md)
 
 #: The stdin/control commands every board takes besides the physics' own lines.
 BOARD_COMMANDS = ("unplug", "replug", "reset", "stall", "unstall")
@@ -39,7 +40,7 @@ class SimError(UnolaunchError):
 
 
 def parse_control(line: str) -> str:
-    """Check one line for the fake board's control channel (CONTRACTS.md §3); return it
+    """Check one line for the fake board's control channel (docs/architecture.md §3); return it
     normalised. Raises :class:`SimError` naming the accepted forms for anything else."""
     words = line.split()
     n = len(words)
@@ -56,6 +57,52 @@ def parse_control(line: str) -> str:
             "load N, beam block or beam clear"
         )
     return " ".join(words)
+
+
+def configure_without_sensor(flash: Path) -> bool:
+    """Make the firmware in ``flash`` run without its card sensor; True if the file changed.
+
+    A launcher built without the sensor needs ``"sensor_pin": null`` in ``launcher.json``
+    (with the default pin 14 every burst waits for cards it cannot see and faults as a jam).
+    The rule, kept simple:
+
+    * no ``launcher.json``, or one whose ``sensor_pin`` is the default: ``sensor_pin`` is set
+      to null, every other setting in the file kept (the firmware writes every key when it
+      saves, so a default there is not a choice anyone made);
+    * ``sensor_pin`` already null, or wired to a pin of the user's own: left as it is;
+    * a file the firmware would reject (corrupt or invalid): left as it is, and
+      :class:`SimError` says to fix or delete it (the firmware would boot on its defaults,
+      sensor included).
+
+    The file is read, merged, validated and written atomically by the firmware's own
+    configuration code in ``flash`` (``launcher/config.py``, loaded with
+    :mod:`unolaunch.fwconfig`); a flash without that module holds no launcher firmware and
+    is left alone.
+    """
+    if not (flash / "launcher" / "config.py").is_file():
+        return False
+    from unolaunch.fwconfig import load_config_module
+
+    config = load_config_module(flash)
+    path = flash / config.FILE
+    cfg, status, errors = config.load(str(path))
+    if status not in ("ok", "defaults:missing"):
+        why = "; ".join(f"{key}: {reason}" for key, reason in errors) or status
+        raise SimError(
+            f"{path} is not a valid launcher configuration ({why}): fix or delete it, so "
+            "that the simulated launcher without a sensor can set sensor_pin to null in it"
+        )
+    if cfg["sensor_pin"] != config.DEFAULTS["sensor_pin"]:
+        return False  # already null, or the user's own wiring
+    new, errors = config.merged(cfg, {"sensor_pin": None})
+    if errors:  # a firmware whose rules refuse a missing sensor
+        why = "; ".join(f"{key}: {reason}" for key, reason in errors)
+        raise SimError(f"the firmware in {flash} refuses sensor_pin null ({why})")
+    try:
+        config.save(new, str(path))
+    except OSError as exc:
+        raise SimError(f"cannot write {path}: {exc.strerror or exc}; check the folder") from exc
+    return True
 
 
 def set_nonblocking(fd: int) -> None:
@@ -120,6 +167,7 @@ class SimBoard:
         self._thread: threading.Thread | None = None
         self._stopping = False
         self._to_host = bytearray()
+        self._said_tail = b""  # the end of the firmware's output so far (_watch_output)
 
     # ------------------------------------------------------------------ public API
     @property
@@ -250,6 +298,15 @@ class SimBoard:
         if self._on_hw is not None:
             self._on_hw(ev)
 
+    def _watch_output(self, data: bytes) -> None:
+        """Bytes the firmware printed, on their way to the host: a start in safe mode (the
+        button held through the boot) is reported as ``{"hw": "safe_mode"}``, since the
+        launcher then silently does nothing."""
+        seen = self._said_tail + data
+        if _SAFE_MODE in seen and _SAFE_MODE not in self._said_tail:
+            self._report({"hw": "safe_mode"})
+        self._said_tail = seen[-len(_SAFE_MODE) :]
+
     # --- bytes from the host
 
     def _flush_host(self) -> None:
@@ -379,7 +436,7 @@ class SimBoard:
         raise NotImplementedError
 
     def control(self, line: str) -> None:
-        """Send one control line to the launcher's mechanics (CONTRACTS.md §3), e.g.
+        """Send one control line to the launcher's mechanics (docs/architecture.md §3), e.g.
         ``press``, ``press 800``, ``jam``, ``load 40``."""
         raise NotImplementedError
 

@@ -13,6 +13,7 @@ on another thread, update the game and redraw the screen while the prompt waits.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import sys
 import threading
@@ -23,7 +24,10 @@ from typing import Any, Protocol
 from rich.console import Console
 from rich.text import Text
 
+from unolaunch.cards import card_code
+from unolaunch.errors import UnolaunchError
 from unolaunch.rules import Effect, IllegalMoveError
+from unolaunch.rules import engine as E
 from unolaunch.table.names import shown
 from unolaunch.table.parse import (
     Command,
@@ -37,7 +41,7 @@ from unolaunch.table.parse import (
     parse_hand,
     table_command,
 )
-from unolaunch.table.screen import View, render
+from unolaunch.table.screen import VARIANT_TITLES, View, card_name, card_names, render
 from unolaunch.table.session import Session, TableError
 
 PROMPT_SUFFIX = "> "
@@ -117,6 +121,11 @@ class Table:
         for text in snap.get("owed", []):
             who, _, what = text.partition(" ")
             owed[who] = (owed.get(who, "") + "; " if who in owed else "") + what
+        choice = s.choice()
+        launcher = self.launcher.status() if self.launcher else None
+        if launcher and choice == "top":
+            # The deal is not loaded yet: a count of cards inside is the last round's.
+            launcher = _CARDS_INSIDE.sub("", launcher)
         return View(
             variant=s.variant,
             players=s.players,
@@ -126,11 +135,12 @@ class Table:
             dealer=snap.get("dealer"),
             game_id=s.id,
             owed=owed,
-            launcher=self.launcher.status() if self.launcher else None,
+            launcher=launcher,
             notice=self.log[-1] if self.log else None,
             warning=self.warning,
             uno_said=sorted(s.uno_said),
-            doing=_DOING.get(s.choice() or ""),
+            doing=_DOING.get(choice or ""),
+            reminder=load_reminder(s) if choice == "top" else None,
         )
 
     def draw(self) -> None:
@@ -155,16 +165,15 @@ class Table:
         who = aw["by"]
         choice = s.choice()
         if choice == "top":
-            return f"{who} deals: which card was turned up to start the pile? (e.g. r5)"
+            load = f" ({load_reminder(s)})" if s.variant == "attack" else ""
+            return f"{who} deals: which card was turned up to start the pile? (e.g. r5){load}"
         if choice in ("press", "until"):
-            n = s.presses_owed()
-            owes = "until a card comes out" if choice == "until" else f"{n} more time(s)"
             how = (
                 "press the launcher's button"
-                if self.launcher
+                if self.launcher and self.launcher.working()
                 else "type 'press N' with the cards that came out"
             )
-            return f"{who} must press {owes}: {how}"
+            return f"{who} must press {owed_presses(s, ', ')}: {how}"
         if choice == "challenge":
             return f"{who}: 'challenge' or 'accept' the draw card"
         if choice == "won":
@@ -187,17 +196,38 @@ class Table:
         return f"{who}: play a card (e.g. r5, 'wild blue') or {draw}; 'help' for more"
 
     def prompt_for(self) -> str:
-        """The prompt: the awaited player's name."""
-        aw = self.session.snapshot().get("awaiting")
+        """The prompt: the awaited player's name. Once a hand is empty (a phone or the
+        launcher's last owed press may end the round while the terminal waits for a move)
+        it asks for Enter: the round end's questions come next."""
+        s = self.session
+        aw = s.snapshot().get("awaiting")
+        if aw and s.choice() == "reveal":
+            return f"round over: press Enter{PROMPT_SUFFIX}"
         return f"{shown(aw['by']) if aw else 'table'}{PROMPT_SUFFIX}"
 
     def redraw_from_event(self, notice: str | None, warning: str | None) -> None:
-        """Called from the launcher's thread: show what happened and re-show the prompt."""
+        """Called from the launcher's thread: show what happened and re-show the prompt.
+        What comes with a warning (a foul, a fault, a press that did not fit) is kept in
+        the journal as a note for ``history``; a press that was applied is there already."""
+        self.remember(notice, warning)
+        self.repaint(notice)
+
+    def remember(self, notice: str | None, warning: str | None) -> None:
+        """Keep what happened for the screen (the log; the warning, "" clears it) without
+        drawing: a front end that must not wait for the terminal (the web pages) calls
+        this at once and :meth:`repaint` from a thread of its own. A warning is also kept in
+        the journal as a note for ``history``."""
+        if warning:
+            with contextlib.suppress(UnolaunchError):  # the screen matters more than the log
+                self.session.note({"notice": notice, "warning": warning})
+        if notice:
+            self.log.append(notice)
+        if warning is not None:
+            self.warning = warning or None
+
+    def repaint(self, notice: str | None) -> None:
+        """Print ``notice`` and the screen, and re-show the prompt with what was typed."""
         with self.out_lock:
-            if notice:
-                self.log.append(notice)
-            if warning is not None:
-                self.warning = warning or None
             if self._readline is not None:
                 sys.stdout.write("\r\x1b[K")
             if notice:
@@ -233,7 +263,7 @@ class Table:
         self._readline = readline
 
         def completer(text: str, state: int) -> str | None:
-            options = complete(readline.get_line_buffer(), self.session.context())
+            options = complete(readline.get_line_buffer(), self.context())
             return options[state] + " " if state < len(options) else None
 
         readline.set_completer(completer)
@@ -283,9 +313,13 @@ class Table:
             self._asking_turn = False
         s = self.session
         if s.choice() == "reveal" or s.snapshot().get("awaiting") is None:
-            # The launcher's last owed presses ended the round while the prompt waited.
+            # The round ended while the prompt waited (the launcher's last owed presses, a
+            # phone's last card). Whatever was typed meanwhile is not taken: a move typed
+            # just before the repaint must never be read as a hand's cards.
             if line.strip():
-                self.say("(the round is over: first the cards left in the other hands)")
+                self.say(
+                    f"(the round ended before '{line.strip()}' was taken: nothing was done with it)"
+                )
             return
         try:
             parsed = parse(line, self.context())
@@ -299,14 +333,23 @@ class Table:
     def context(self) -> Context:
         """The parser's context, knowing whether a launcher is connected."""
         ctx = self.session.context()
-        return replace(ctx, launcher=True) if self.launcher is not None else ctx
+        with self.session.lock:
+            deck = frozenset(card_code(c) for c in self.session.game.composition)
+        return replace(ctx, launcher=self.launcher is not None, deck=deck)
 
     def error(self, exc: Exception) -> None:
         """One line: what was wrong and what to do. The game is unchanged."""
-        msg = str(exc)
-        if isinstance(exc, IllegalMoveError):
-            msg = _short_illegal(exc)
-        self.say(f"✗ {msg}", style="bold red")
+        if isinstance(exc, IllegalMoveError) and _PRESS_FIRST in str(exc):
+            # "must press first" reads as "then play": say what the presses lead to.
+            s = self.session
+            if s.choice() in ("press", "until"):
+                who = s.snapshot()["awaiting"]["by"]
+                head = _short_illegal(exc).split(_PRESS_FIRST, 1)[0].rsplit(": ", 1)[0]
+                head = head.split(": ", 1)[-1]  # without the rule: it comes at the end
+                msg = f"{head}: {who} must press the launcher {owed_presses(s, ' and ')}"
+                self.say(f"✗ {card_names(msg)} — the game is unchanged", style="bold red")
+                return
+        self.say(f"✗ {error_text(exc)}", style="bold red")
 
     def move(self, move: Move) -> None:
         """Apply parsed actions (asking for a press's card count when there is no launcher)."""
@@ -322,13 +365,18 @@ class Table:
                 a = dict(a, discarded=self.ask_discarded(a))
             actions.append(a)
         effects: list[Effect] = []
+        applied: list[dict[str, Any]] = []
         try:
             for a in actions:
                 effects += self.session.apply(a)
+                applied.append(a)
         finally:
             self.warning = None
             self.effects(effects)
-            if effects or actions:
+            self.warning = overplayed(self.session, applied)
+            if self.warning:
+                self.say(f"⚠ {self.warning}", style="bold yellow")
+            if applied:  # a refused line changed nothing: its ✗ line is all there is to see
                 self.sync_launcher()
                 self.draw()
 
@@ -373,10 +421,12 @@ class Table:
     def ask_count(self, who: str) -> int:
         """No launcher: how many cards came out of a press."""
         while True:
-            line = self.ask(f"How many cards came out for {who}? ").strip()
+            line = self.ask(f"How many cards came out for {who}? ").strip().lower()
+            if line in ("none", "no", "nothing", "no cards", "zero"):
+                return 0
             if line.isdigit() and int(line) <= 112:
                 return int(line)
-            self.say("✗ type a number, e.g. 0 or 3", style="bold red")
+            self.say("✗ type a number, e.g. 0 (or none) or 3", style="bold red")
 
     def command(self, cmd: Command) -> None:
         """Table commands: undo, help, fix, uno, clear, quit, show."""
@@ -391,6 +441,7 @@ class Table:
             return
         if cmd.name == "undo":
             s.undo(int(cmd.args[0]))
+            keep_uno_said(s)
             self.log.append(f"undid {cmd.args[0]} action(s)")
             self.say(f"  · undid {cmd.args[0]} action(s)")
         elif cmd.name == "fix":
@@ -424,6 +475,8 @@ class Table:
                     f"Cards left in {p}'s hand ({n} card{'s' if n != 1 else ''}: the cards, "
                     "e.g. 'r5 g7 wild', or their points, e.g. 37)? "
                 )
+                if s.choice() != "reveal":  # reported from another screen meanwhile
+                    return
                 try:
                     cmd = table_command(line, ctx)
                     if cmd is not None:
@@ -439,6 +492,7 @@ class Table:
                 break
         try:
             self.effects(s.reveal(left))
+            self.warning = None  # about what came before the round's end
         except (IllegalMoveError, TableError) as exc:
             self.error(exc)
         self.draw()
@@ -451,6 +505,7 @@ class Table:
             raise QuitGame
         if cmd.name == "undo":
             s.undo(int(cmd.args[0]))
+            keep_uno_said(self.session)
             self.say(f"  · undid {cmd.args[0]} action(s)")
             self.draw()
             return True
@@ -469,6 +524,9 @@ class Table:
     def between_rounds(self) -> None:
         """Round scored: Enter deals the next round (the deal passes left, COM-4)."""
         line = self.ask(f"deal round {int(self.session.snapshot()['round']) + 1}? ").strip().lower()
+        snap = self.session.snapshot()
+        if snap.get("awaiting") is not None or snap.get("game_winner"):
+            return  # dealt (or taken back) from another screen meanwhile
         if line in ("quit", "exit", "q"):
             raise QuitGame
         try:
@@ -479,6 +537,7 @@ class Table:
         if cmd is not None and cmd.name == "undo":
             try:
                 self.session.undo(int(cmd.args[0]))  # back across the round's end
+                keep_uno_said(self.session)
             except TableError as exc:
                 self.error(exc)
             self.draw()
@@ -487,6 +546,7 @@ class Table:
             self.say("✗ press Enter to deal the next round, or type 'undo' or 'quit'", "bold red")
             return
         self.effects(self.session.next_round())
+        self.warning = None
         self.draw()
 
     def game_end(self, snap: dict[str, Any]) -> bool:
@@ -508,6 +568,7 @@ class Table:
             cmd = table_command(line, self.context())
             if cmd is not None and cmd.name == "undo":
                 self.session.undo(int(cmd.args[0]))
+                keep_uno_said(self.session)
                 self.say(f"  · undid {cmd.args[0]} action(s): the game goes on")
                 self.draw()
                 return False
@@ -540,9 +601,140 @@ _DOING = {
 }
 
 
+_CARDS_INSIDE = re.compile(r" · \d+ cards? inside")
+_PRESS_FIRST = "must press the launcher first"
+
+
+def load_reminder(session: Session) -> str:
+    """ATK-3, at a round's start: the cards left after the deal (but the start card) are
+    the stock, and in UNO Attack they all go into the launcher. Empty in other variants."""
+    if session.variant != "attack":
+        return ""
+    snap = session.snapshot()
+    n = int(snap.get("stock_size") or 0) - (1 if snap.get("top") is None else 0)
+    return f"{snap['dealer']}: load the other {n} cards into the launcher (ATK-3)"
+
+
+def owed_presses(session: Session, joint: str) -> str:
+    """The presses the awaited player owes and what they lead to, in words:
+    ``2 more times, then Bob's turn is over (ATK-11)`` (``joint`` between the two parts).
+    What they lead to is found by trying them on the engine (no card out; for Wild Hit
+    Fire one card) and taking them back; nothing is journaled."""
+    with session.lock:
+        g = session.game
+        pending, aw = g.pending, g.awaiting
+        if not pending or not aw or pending[0][0] not in (E.OB_PRESS, E.OB_UNTIL):
+            return "once"
+        who, rule = aw["by"], str(pending[0][4])
+        until = pending[0][0] == E.OB_UNTIL
+        n = 1 if until else int(pending[0][2])
+        owes = "until a card comes out" if until else f"{n} more time{'s' * (n != 1)}"
+        done = 0
+        try:
+            for _ in range(n):
+                g.apply({"by": who, "press": True, "cards": 1 if until else 0})
+                done += 1
+            after = g.awaiting or {}
+            over = g.round_winner >= 0
+        except (IllegalMoveError, ValueError):
+            return f"{owes} ({rule})"
+        finally:
+            if done:
+                g.undo(done)
+    if over:
+        then = "then the round is over"
+    elif after.get("by") == who and "play" in after.get("verbs", ()):
+        then = f"then {who} plays"
+    elif rule in _LOSES_TURN:
+        then = f"then {who}'s turn is over"
+    elif after.get("by"):
+        then = f"then {after['by']} plays"
+    else:
+        then = "then play goes on"
+    return f"{owes}{joint}{then} ({rule})"
+
+
+#: Presses after which the presser's turn is over: a turned-up Hit 2 (ATK-4), Hit 2
+#: (ATK-11), Wild Hit 4 (ATK-14), Wild Hit Fire (ATK-17). Others (Attack-Attack's target,
+#: ATK-15; an UNO penalty, ATK-20; Wild All Hit, ATK-18) take no one's turn away.
+_LOSES_TURN = frozenset({"ATK-4", "ATK-11", "ATK-14", "ATK-17"})
+
+
+def keep_uno_said(session: Session) -> None:
+    """After an undo, who said UNO (COM-6) is what the actions still in effect say — not
+    forgotten (the screen showed a said UNO as a bare ``1 (1)``)."""
+    stack: list[dict[str, Any] | None] = []
+    for e in session.journal.entries(session.id):
+        if e.kind == "action":
+            stack.append(e.data)
+        elif e.kind == "deal":
+            stack.append(None)
+        elif e.kind == "undo":
+            del stack[len(stack) - int(e.data.get("n", 1)) :]
+    said: set[str] = set()
+    for data in stack:
+        if data is None:
+            said = set()
+        elif data.get("play") and data.get("uno"):
+            said.add(str(data.get("by")))
+        elif data.get("play") or "catch" in data:
+            said.discard(str(data.get("catch") or data.get("by")))
+    with session.lock:
+        session.uno_said = said
+
+
+#: The rule that gives each variant's deck: how many of each card there are.
+_DECK_RULE = {"attack": "ATK-1", "mario-kart": "MK-1", "pocket-pizza": "PP-1"}
+
+
+def overplayed(session: Session, actions: list[dict[str, Any]]) -> str | None:
+    """A warning when a card just played (or discarded with a Discard All) is now on the
+    discard pile more often than the game's deck holds it — since the last reshuffle the
+    played cards are all there, in everyone's sight (ATK-1/ATK-2, MK-1, PP-1/PP-2 counts).
+    It is almost always a typo, but hands are unseen: the play stands, ``undo`` takes it
+    back. ``None`` when every count fits."""
+    codes: list[str] = []
+    for a in actions:
+        for key in ("play", "turned"):
+            if isinstance(a.get(key), str):
+                codes.append(a[key])
+        discarded = a.get("discarded")
+        if isinstance(discarded, list):
+            codes += [c for c in discarded if isinstance(c, str) and c != "?"]
+    if not codes:
+        return None
+    with session.lock:
+        g = session.game
+        pile = [card_code(c) for c in g.discard]
+        deck = {card_code(c): k for c, k in g.composition.items()}
+    for code in dict.fromkeys(codes):
+        played, held = pile.count(code), deck.get(code, 0)
+        if played > held:
+            rule = _DECK_RULE.get(g.variant, "COM-1")
+            if g.variant == "pocket-pizza" and code.startswith("W"):
+                rule = "PP-2"  # the wild counts (a deck option)
+            elif g.variant == "attack" and (code in ("WHF", "WAH") or code[1:] == "TH"):
+                rule = "ATK-2"  # the optional edition's cards
+            return (
+                f"{card_name(code)} was played {played} time{'s' * (played != 1)} since the "
+                f"last reshuffle, but the {VARIANT_TITLES[g.variant]} deck has {held} ({rule}): "
+                f"a typo? 'undo' takes it back"
+            )
+    return None
+
+
 def effect_text(effect: Effect) -> str:
-    """An engine effect in words, without the unknown cards of hidden hands (``?``)."""
-    return re.sub(r"(?: \?)+$", "", str(effect)).replace(" ? to ", " a card to ")
+    """An engine effect in words — cards by name, not code — without the unknown cards of
+    hidden hands (``?``)."""
+    text = re.sub(r"(?: \?)+$", "", str(effect)).replace(" ? to ", " a card to ")
+    return card_names(text)
+
+
+def error_text(exc: Exception) -> str:
+    """The line the table shows for a refused input (without its ✗): the rule and the
+    reason, cards named in words. The web pages show the same (issue 13)."""
+    msg = _short_illegal(exc) if isinstance(exc, IllegalMoveError) else str(exc)
+    return card_names(msg)
 
 
 def _short_illegal(exc: IllegalMoveError) -> str:
@@ -550,5 +742,9 @@ def _short_illegal(exc: IllegalMoveError) -> str:
     text = str(exc)
     if " [" in text:
         text = text[: text.rindex(" [")]
-    # "ATK-5: Ann: play r5: r5 matches ..." -> keep the rule and the reason.
+    # "ATK-5: Ann: play r5: r5 matches ..." -> keep the rule and the reason; the action's
+    # fields in words: "press cards=0" -> "press (0 cards)", "color=red" -> "colour red".
+    text = re.sub(r"\bcards=(\d+)", lambda m: f"({m.group(1)} cards)", text)
+    text = re.sub(r"\bcolor=", "colour ", text)
+    text = re.sub(r"\b(\w+)=", r"\1 ", text)
     return f"{text} — the game is unchanged"

@@ -42,6 +42,9 @@ DEMO_CONFIG: dict[str, Any] = {
 PRESS_MS = 30  # how long a bot holds the button
 EVENT_TIMEOUT_S = 20.0
 PRESS_SEEN_S = 3.0
+#: after a burst the firmware brakes the roller (brake_ms, 50 ms by default): a card it
+#: still carries out comes as a ``stray`` event, and belongs to this press (issue 14)
+BRAKE_SETTLE_S = 0.08
 
 
 @dataclass
@@ -78,6 +81,9 @@ class Demo:
         self.cards_launched = 0
         self.actions = 0
         self.missed = 0  # button presses the simulated board did not see (pressed again)
+        #: Called after every step and round change with (demo, (player, cards) of a press
+        #: or None): ``unolaunch demo --web`` shows the game live with it.
+        self.watch: Callable[[Demo, tuple[str, int] | None], None] | None = None
 
     # ------------------------------------------------------------------ the launcher
     def load(self, n: int, why: str) -> None:
@@ -114,6 +120,8 @@ class Demo:
                 settle = time.monotonic() + 0.5
                 while self.sim.cards > before - cards and time.monotonic() < settle:
                     time.sleep(0.002)
+                if cards:
+                    cards += self._strays(player, ev.get("n"))
                 self.presses += 1
                 self.cards_launched += cards
                 wanted = ev.get("wanted")
@@ -132,6 +140,20 @@ class Demo:
                 f"the simulated launcher reported a fault ({ev.get('code')}: "
                 f"{ev.get('message', '')}); please report it with the seed"
             )
+
+    def _strays(self, player: str, n: Any) -> int:
+        """Cards the firmware saw leave after this press's ``eject`` (``stray``: the roller
+        carried one out while braking): counted into this press, as the table would give
+        them to whoever pressed."""
+        time.sleep(BRAKE_SETTLE_S)
+        extra = 0
+        while (ev := self.client.next_event(0)) is not None:
+            if ev.get("event") == "stray" and ev.get("n") == n:
+                extra += int(ev.get("cards") or 0)
+        if extra:
+            s = "s" if extra != 1 else ""
+            self.log(f"  ({extra} more card{s} fell out as the roller stopped: {player}'s)")
+        return extra
 
     def push_button(self) -> None:
         """Press the simulated button and wait until the firmware saw it (it reports a
@@ -178,6 +200,7 @@ class Demo:
             seat = g.pending[0][1] if g.pending else g.turn
             move = self.bots[seat].choose(g, seat, moves)
             action = g.move_action(move)
+        pressed = None
         if action.verb == "press":
             want = arming_for(g)
             assert want is not None and want.player == action.by
@@ -187,11 +210,14 @@ class Demo:
             out = "no card" if cards == 0 else f"{cards} card{'s' if cards != 1 else ''}"
             self.log(f"  {action.by} presses the launcher → {out} out ({left} left inside)")
             effects = [e for e in effects if e.kind not in ("draw", "press")]
+            pressed = (action.by, cards)
         else:
             effects = g.apply(action)
         self.actions += 1
         for e in effects:
             self.log(f"  {effect_text(e)}")
+        if self.watch is not None:
+            self.watch(self, pressed)
 
     def play(self) -> DemoResult:
         """Play the whole game; return its result."""
@@ -210,6 +236,8 @@ class Demo:
                 f"Round {rounds}: {snap['round_winner']} goes out and scores "
                 f"{snap['round_points']} — {scores}"
             )
+            if self.watch is not None:
+                self.watch(self, None)
             if g.game_over:
                 return DemoResult(
                     winner=str(snap["game_winner"]),
@@ -233,6 +261,8 @@ class Demo:
             f"Round {n} — {snap['dealer']} deals {g.deal_size} cards each; start card {snap['top']}"
         )
         self.load(len(g.stock), "the rest of the deck goes into the launcher")
+        if self.watch is not None:
+            self.watch(self, None)
 
 
 def run_demo(
@@ -243,8 +273,10 @@ def run_demo(
     bot: str = "heuristic",
     board: str = "unix",
     rp2_dir: str | None = None,
+    watch: Callable[[Demo, tuple[str, int] | None], None] | None = None,
 ) -> DemoResult:
-    """Start the simulator and play one game of UNO Attack with bots (see module docs)."""
+    """Start the simulator and play one game of UNO Attack with bots (see module docs);
+    ``watch`` is called after every step (:attr:`Demo.watch`)."""
     from unolaunch.bots import make_bot
     from unolaunch.link import open_launcher
     from unolaunch.sim import make_launcher
@@ -275,6 +307,7 @@ def run_demo(
                 f"{', '.join(game.players)}"
             )
             demo = Demo(client, sim, game, bots, log)
+            demo.watch = watch
             return demo.play()
         finally:
             client.close()

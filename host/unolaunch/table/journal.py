@@ -202,7 +202,8 @@ class GameRecord:
 
 @dataclass(frozen=True)
 class Entry:
-    """One journal entry: ``kind`` is ``action``, ``deal`` or ``undo``."""
+    """One journal entry: ``kind`` is ``action``, ``deal``, ``undo`` or ``note`` (what the
+    launcher reported at the table: no game state)."""
 
     seq: int
     kind: str
@@ -213,10 +214,15 @@ class Entry:
 class Journal:
     """The SQLite store of games. Thread-safe (the launcher's event thread writes too)."""
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, read_only: bool = False) -> None:
+        """Open (creating it and its folder if needed) the games file ``path``; with
+        ``read_only`` open an existing one without writing anything (a listing)."""
         self.path = Path(path)
         self._lock = threading.RLock()
         self._seen: dict[int, int] = {}  # game -> the last entry this Journal has seen
+        if read_only:
+            self._open_read_only()
+            return
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -241,10 +247,39 @@ class Journal:
         except sqlite3.Error as exc:
             raise storage_error(exc, self.path) from None
 
+    def _open_read_only(self) -> None:
+        # mode=rw, not ro: never creates the file; and only a connection that may write can
+        # remove the -wal/-shm files of a WAL database when it closes (mode=ro leaves them).
+        # In a read-only folder nobody can be writing the file: read it as immutable.
+        folder = self.path.parent
+        fixed = not _writable(folder) or _read_only_disk(folder)
+        uri = self.path.resolve().as_uri() + ("?mode=ro&immutable=1" if fixed else "?mode=rw")
+        try:
+            self._db = sqlite3.connect(
+                uri, uri=True, isolation_level=None, check_same_thread=False, timeout=10
+            )
+            self._db.execute("PRAGMA query_only=ON")  # any write is refused
+            version = self._db.execute("PRAGMA user_version").fetchone()[0]
+            tables = self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+            if "games" not in {row[0] for row in tables}:  # an empty file: no games
+                self._db.close()
+                self._db = sqlite3.connect(":memory:", check_same_thread=False)
+                self._db.executescript(_SCHEMA)
+        except sqlite3.Error as exc:
+            raise storage_error(exc, self.path) from None
+        if version > SCHEMA_VERSION:
+            raise UnolaunchError(
+                f"the games file {self.path} was written by a newer unolaunch "
+                f"(format {version}); upgrade unolaunch to use it"
+            )
+
     @classmethod
-    def open(cls, directory: str | os.PathLike[str] | None = None) -> Journal:
-        """Open (creating if needed) the journal in :func:`data_dir` ``(directory)``."""
-        return cls(data_dir(directory) / DB_NAME)
+    def open(
+        cls, directory: str | os.PathLike[str] | None = None, *, read_only: bool = False
+    ) -> Journal:
+        """Open (creating if needed) the journal in :func:`data_dir` ``(directory)``;
+        ``read_only``: an existing one, writing nothing."""
+        return cls(data_dir(directory) / DB_NAME, read_only=read_only)
 
     def close(self) -> None:
         """Close the database (every entry is already on disk)."""
@@ -347,7 +382,7 @@ class Journal:
         Refused with :class:`JournalConflict` (nothing stored) when the game has entries
         this Journal has not seen: another process wrote to it since."""
         for kind, _ in items:
-            if kind not in ("action", "undo", "deal"):
+            if kind not in ("action", "undo", "deal", "note"):
                 raise ValueError(f"unknown journal entry kind {kind!r}")
         now = _now()
         with self._tx() as db:
@@ -448,6 +483,17 @@ class Journal:
                 f"no game {game_id} in {self.path} ({hint}); 'unolaunch history' lists them"
             )
         return found[0]
+
+    def discard_unplayed(self, game_id: int) -> bool:
+        """Delete game ``game_id`` if nothing was ever played in it (no entry): a game that
+        could not start (its launcher unreachable) must not clutter the history. True when
+        it was deleted; a game with entries is kept."""
+        with self._tx() as db:
+            if db.execute("SELECT 1 FROM entries WHERE game_id = ?", (game_id,)).fetchone():
+                return False
+            db.execute("DELETE FROM claims WHERE game_id = ?", (game_id,))
+            db.execute("DELETE FROM games WHERE id = ?", (game_id,))
+        return True
 
     def latest_unfinished(self) -> GameRecord | None:
         """The most recently updated game still being played, if any."""

@@ -31,6 +31,15 @@ FAULT_HELP = {
     "jam": "the launcher stopped: no card came out with the motor running. A stuck card: "
     "pull it out and give it to the player who pressed ('fix NAME N'); empty: load the "
     "discard pile except its top card (ATK-22). Then type 'clear'",
+    # a jam seen by the sensor: the card in the beam leaves through it and is credited
+    "jam:blocked": "a card is stuck in the launcher's mouth: pull it out — it is {player}'s "
+    "(the table gives it to {player} when the sensor sees it leave) — then type 'clear'",
+    # no card and the beam clear: the firmware cannot tell a card stuck inside from an empty
+    # magazine on the first such burst; the table counts what is inside
+    "jam:clear": "no card came out and the sensor's beam is clear: the launcher may be empty "
+    "(the table counts {stock} cards inside; if so, load the discard pile except its top card, "
+    "ATK-22) or a card is stuck inside (take it out and give it to {player}: 'fix {player} "
+    "N'). Then type 'clear'",
     "empty": "the launcher is empty: shuffle the discard pile except its top card into the "
     "launcher (ATK-22), then type 'clear'",
     "motor_timeout": "the motor ran too long without finishing: check the gears and the "
@@ -81,8 +90,15 @@ class LinkedLauncher:
         self._thread = threading.Thread(target=self._run, name="launcher-events", daemon=True)
 
     def start(self) -> LinkedLauncher:
-        """Start listening to the launcher's events."""
+        """Start listening to the launcher's events, in hosted mode from the start: a
+        press before the first arming is a foul too (ATK-26), not a burst for nobody."""
         self._watch(self.client)
+        set_mode = getattr(self.client, "set_mode", None)
+        if set_mode is not None:
+            try:
+                set_mode("hosted")
+            except UnolaunchError as exc:
+                self._trouble(exc)
         self._thread.start()
         return self
 
@@ -109,15 +125,9 @@ class LinkedLauncher:
         if not self.connected:
             return "disconnected — plug it back in; meanwhile type presses as 'press N'"
         if self.fault:
-            return f"FAULT: {self.fault} — fix it, then type 'clear'"
+            return f"FAULT: {self.fault} — fix it, then type 'clear' · {self.next_press()}"
         where = "simulated" if self.sim is not None else self.port
-        a = self.armed
-        state = (
-            "disarmed (a press now is a foul)"
-            if a is None
-            else f"armed for {a.player}, {a.presses} press{'es' if a.presses != 1 else ''}"
-            + (" until a card comes out" if a.mode == "until_card" else "")
-        )
+        state = _arming_text(self.armed)
         left = f" · {self.sim.cards} cards inside" if self.sim is not None else ""
         return f"{where} · {state}{left}"
 
@@ -149,6 +159,20 @@ class LinkedLauncher:
         if key != self._loaded and snap.get("top") is not None:
             self.sim.control(f"load {int(snap.get('stock_size') or 0)}")
             self._loaded = key
+
+    def next_press(self) -> str:
+        """Who presses next and how many presses remain (what a fault leaves to do)."""
+        want = self.session.arming()
+        owed = want is not None and (want.mode == "until_card" or self.session.presses_owed() > 0)
+        if want is not None and owed:
+            n = want.presses
+            until = " (until a card comes out)" if want.mode == "until_card" else ""
+            return f"{want.player} presses next: {n} press{'es' if n != 1 else ''} left{until}"
+        aw = self.session.snapshot().get("awaiting") or {}
+        if aw:
+            verbs = " or ".join(aw.get("verbs", []))
+            return f"{'next' if want else 'no press owed'}: {aw.get('by')} is to {verbs}"
+        return "no press owed"
 
     def working(self) -> bool:
         """Connected and not in a fault (else presses are typed with their count)."""
@@ -246,26 +270,11 @@ class LinkedLauncher:
         if name == "eject":
             self._eject(ev)
         elif name == "foul":
-            with self._lock:
-                self.fouls += 1
-            aw = self.session.snapshot().get("awaiting") or {}
-            now = f"{aw.get('by')} is to {' or '.join(aw.get('verbs', []))}" if aw else ""
-            self.notify(
-                "foul: a press nobody owes",
-                f"FOUL (ATK-26): the button was pressed when no press was owed — the launcher "
-                f"did not fire. {now}".strip(),
-            )
+            self._foul(ev)
         elif name == "fault":
-            code = str(ev.get("code", "fault"))
-            with self._lock:
-                self.fault = code
-                self.armed = None
-            self.notify(
-                f"launcher fault: {code}",
-                FAULT_HELP.get(
-                    code, f"launcher fault {code}: {ev.get('message', '')}; type 'clear' once fixed"
-                ),
-            )
+            self._fault(ev)
+        elif name == "stray":
+            self._stray(ev)
         elif name == "cleared":
             with self._lock:
                 self.fault = None
@@ -276,15 +285,101 @@ class LinkedLauncher:
                 self.connected = True
                 self.fault = None
                 armed = getattr(self.client, "armed", None)
-                self.armed = _arming_of(armed) if isinstance(armed, Mapping) else None
+                self.armed = restored = _arming_of(armed) if isinstance(armed, Mapping) else None
             self.sync()
-            self.notify(str(ev.get("message") or "launcher reconnected"), "")
+            message = str(ev.get("message") or "launcher reconnected")
+            with self._lock:
+                now = self.armed
+            if now != restored:
+                # the game moved on while the cable was out (presses typed by hand): the
+                # client's "re-armed X" names what it had, not what the table armed just now
+                summary = str(ev.get("summary") or "launcher reconnected")
+                message = summary + "; " + _arming_text(now)
+            self.notify(message, "")
         elif name == "boot":
             # The board restarted (reset, watchdog, replug): it forgot its arming.
             with self._lock:
                 self.armed = None
             self.sync()
             self.notify("launcher restarted", None)
+
+    def _foul(self, ev: dict[str, Any]) -> None:
+        reason = ev.get("reason")
+        if reason == "fault":
+            # the owed press may be this very one: not a foul, nothing happened
+            self.notify(
+                "press refused: the launcher is in a fault",
+                f"the launcher is stopped ({self.fault or 'fault'}) and did not fire: fix it "
+                f"and type 'clear' first · {self.next_press()}",
+            )
+            return
+        if reason == "busy":
+            self.notify(
+                "press while firing: ignored",
+                f"the button was pressed while the launcher was still firing: ignored · "
+                f"{self.next_press()}",
+            )
+            return
+        with self._lock:
+            self.fouls += 1
+        aw = self.session.snapshot().get("awaiting") or {}
+        now = f"{aw.get('by')} is to {' or '.join(aw.get('verbs', []))}" if aw else ""
+        self.notify(
+            "foul: a press nobody owes",
+            f"FOUL (ATK-26): the button was pressed when no press was owed — the launcher "
+            f"did not fire. {now}".strip(),
+        )
+
+    def _fault(self, ev: dict[str, Any]) -> None:
+        code = str(ev.get("code", "fault"))
+        player = ev.get("player") if isinstance(ev.get("player"), str) else "the player who pressed"
+        stock = int(self.session.snapshot().get("stock_size") or 0)
+        key = code
+        if code == "jam" and ev.get("beam") in ("blocked", "clear"):
+            key = f"jam:{ev['beam']}"
+            if ev["beam"] == "clear" and stock == 0:
+                code = key = "empty"  # nothing inside by the table's count: ATK-22
+        with self._lock:
+            self.fault = code
+            self.armed = None
+        text = FAULT_HELP.get(key)
+        if text is None:
+            text = f"launcher fault {code}: {ev.get('message', '')}; type 'clear' once fixed"
+        text = text.format(player=player, stock=stock)
+        self.notify(f"launcher fault: {code}", f"{text} · {self.next_press()}")
+
+    def _stray(self, ev: dict[str, Any]) -> None:
+        """Cards the sensor saw leave between bursts: a card pulled out of a jam, one the
+        roller carried out after its burst. They belong to who pressed last."""
+        cards = ev.get("cards")
+        player = ev.get("player")
+        if not isinstance(cards, int) or cards <= 0:
+            return
+        s = "s" if cards != 1 else ""
+        with self._lock:
+            self.cards_out += cards
+        if not isinstance(player, str) or player not in self.session.players:
+            self.notify(
+                None,
+                f"{cards} card{s} came out of the launcher for nobody: give them to whoever "
+                "pressed and correct the hand with 'fix NAME N'",
+            )
+            return
+        size = int(self.session.snapshot()["hand_sizes"].get(player, 0))
+        try:
+            self.session.correct(player, size + cards)
+        except (IllegalMoveError, UnolaunchError) as exc:
+            self.notify(
+                None,
+                f"{cards} card{s} came out after {player}'s press but could not be added "
+                f"({exc}): correct the hand with 'fix {player} N'",
+            )
+            return
+        self.notify(
+            f"{cards} more card{s} came out after {player}'s press: given to {player} "
+            f"(now {size + cards}; 'undo' if not)",
+            None,
+        )
 
     def _eject(self, ev: dict[str, Any]) -> None:
         player = ev.get("player")
@@ -323,6 +418,14 @@ class LinkedLauncher:
         self.sync()
         out = f"{player} presses: {cards} card{'s' if cards != 1 else ''} out"
         self.notify(f"{out} · {rest}" if rest else out, "")
+
+
+def _arming_text(a: Arming | None) -> str:
+    """What the launcher is armed for, in the screen's words."""
+    if a is None:
+        return "disarmed (a press now is a foul)"
+    until = " until a card comes out" if a.mode == "until_card" else ""
+    return f"armed for {a.player}, {a.presses} press{'es' if a.presses != 1 else ''}{until}"
 
 
 def _arming_of(armed: Mapping[str, Any]) -> Arming | None:

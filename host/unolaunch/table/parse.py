@@ -14,6 +14,7 @@ choice, ``press 3`` is a press that shot out three cards.
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -22,6 +23,11 @@ from typing import Any
 from unolaunch.errors import UnolaunchError
 
 VARIANTS = ("attack", "mario-kart", "pocket-pizza")
+VARIANT_NAMES = {
+    "attack": "UNO Attack",
+    "mario-kart": "UNO Mario Kart",
+    "pocket-pizza": "UNO Pocket Pizza Pizza",
+}
 COLORS = ("red", "yellow", "green", "blue")
 _COLOR_WORDS = {
     "r": "red",
@@ -189,6 +195,7 @@ class Context:
     top: str | None = None
     launcher: bool = False
     choice: str | None = None  # what the awaited player owes (Session.choice())
+    deck: frozenset[str] = frozenset()  # codes of the game's deck (empty: the variant's)
 
 
 @dataclass(frozen=True)
@@ -301,7 +308,12 @@ def _next_card(
     if kind is None and tok.isdigit() and len(tok) == 1:
         kind, used = tok, 1
     if kind is None:
-        raise ParseError(f"{tok!r} is not a card here; {_examples(ctx.variant)}")
+        meant = _did_you_mean(tok, ctx)
+        raise ParseError(
+            f"{tok!r} is not a card here — did you mean '{meant}'? ({_examples(ctx.variant)})"
+            if meant
+            else f"{tok!r} is not a card here; {_examples(ctx.variant)}"
+        )
     i += used
     if kind.startswith("W"):
         # "wild blue" names the wild's colour, but in "wild blue skip" (a hand at round end)
@@ -334,6 +346,17 @@ def _next_card(
     return _coloured_code(colour, kind, ctx), None, i
 
 
+def _did_you_mean(word: str, ctx: Context) -> str:
+    """The word a misspelt ``word`` most likely is: a colour, a card word of this variant,
+    a verb or a player's name (``bleu`` -> ``blue``); empty when nothing is close."""
+    words = {w: w for w in list(COLORS) + list(_VERBS) + ["pass", "accept", "catch"]}
+    kinds = _card_kinds(ctx.variant)
+    words.update({p[0]: p[0] for p, k in _PHRASES if _resolve_kind(k, ctx.variant) in kinds})
+    words.update({p.lower(): p for p in ctx.players})  # typed words are lower-cased
+    close = difflib.get_close_matches(word, list(words), n=1, cutoff=0.6)
+    return words[close[0]] if close else ""
+
+
 def _kind_of(code: str) -> str:
     """The kind part of a card code: ``rS`` -> ``S``, ``WH4`` -> ``WH4``."""
     return code if code.startswith("W") else code[1:]
@@ -358,6 +381,14 @@ def _coloured_code(colour: str, kind: str, ctx: Context) -> str:
     return _LETTER[colour] + kind
 
 
+#: The card of another variant a player most likely means by this variant's card.
+_MEANT = {
+    "attack": {"+2": "hit 2", "W+4": "hit 4", "W+2": "hit 2", "+1": "hit 2"},
+    "mario-kart": {"H2": "+2", "WH4": "wd4", "W+2": "+2", "+1": "+2"},
+    "pocket-pizza": {"H2": "+1", "WH4": "wd2", "W+4": "wd2", "+2": "wd2"},
+}
+
+
 def _match_kind(toks: list[str], i: int, variant: str) -> tuple[str | None, int]:
     """The card kind named by the phrase starting at ``toks[i]``, and how many words it used."""
     for phrase, kind in _PHRASES:
@@ -366,6 +397,12 @@ def _match_kind(toks: list[str], i: int, variant: str) -> tuple[str | None, int]
             resolved = _resolve_kind(kind, variant)
             if resolved in _card_kinds(variant):
                 return resolved, n
+            meant = _MEANT[variant].get(resolved)
+            if meant is not None:
+                raise ParseError(
+                    f"there is no {KIND_NAMES[resolved]} in {VARIANT_NAMES[variant]}: "
+                    f"did you mean '{meant}'? ({_examples(variant)})"
+                )
             if n == 1 and resolved in KIND_NAMES:
                 # A real card of another variant: say so rather than "not a card".
                 raise ParseError(
@@ -374,16 +411,28 @@ def _match_kind(toks: list[str], i: int, variant: str) -> tuple[str | None, int]
     return None, 0
 
 
+def _not_in_deck(code: str, variant: str) -> str:
+    """A card of the variant that this game's deck (its options) leaves out."""
+    name = KIND_NAMES.get(_kind_of(code), code)
+    if variant == "attack":  # the optional edition's cards
+        why = "ATK-2: the optional edition's cards come with the game option extra_cards"
+    elif variant == "pocket-pizza":  # the number of each wild is a deck option
+        why = "PP-2: how many of each wild is a game option"
+    else:
+        why = "MK-1"
+    return f"there is no {name} in this game's deck ({why}); type the card you played"
+
+
 def _a(variant: str) -> str:
     return ("an " if variant == "attack" else "a ") + variant
 
 
 def _examples(variant: str) -> str:
     if variant == "attack":
-        return "try r5, 'green skip', 'hit 2', 'wild blue', 'attack blue Bob', or 'help'"
+        return "try 'r5', 'green skip', 'hit 2', 'wild blue', 'attack blue Bob', or 'help'"
     if variant == "mario-kart":
-        return "try r5, 'green skip', '+2', 'wild draw 4 red', 'item box g7', or 'help'"
-    return "try r5, 'green skip', '+1', 'wild blue', 'dip blue', or 'help'"
+        return "try 'r5', 'green skip', '+2', 'wild draw 4 red', 'item box g7', or 'help'"
+    return "try 'r5', 'green skip', '+1', 'wild blue', 'dip blue', or 'help'"
 
 
 def parse(text: str, ctx: Context) -> Parsed:
@@ -416,8 +465,15 @@ def parse(text: str, ctx: Context) -> Parsed:
 
     if head in ("press", "p", "pressed"):
         return _press(by, rest, ctx)
-    if head.isdigit() and "press" in ctx.verbs and not ctx.launcher and "play" not in ctx.verbs:
-        return _press(by, toks, ctx)  # "3": the press shot out three cards
+    if (
+        (head.isdigit() or toks in _NO_CARDS)
+        and "press" in ctx.verbs
+        and not ctx.launcher
+        and "play" not in ctx.verbs
+    ):
+        return _press(by, toks, ctx)  # "3": the press shot out three cards; "none": 0
+    if ctx.variant == "attack":
+        _not_in_attack(head, rest)
     if head in ("draw", "d", "drew", "draws") and _is_draw_verb(rest, ctx):
         n = _count(rest[0]) if rest else 1
         if n is None or not 1 <= n <= 20:
@@ -444,7 +500,7 @@ _NO = {"no", "n", "lost", "lose", "false", "innocent", "clean", "wrong", "failed
 
 def _table_fact(by: str, toks: list[str], ctx: Context) -> Move:
     """A fact only the table knows: the start card, an Item Box's card, a card given,
-    a challenge's outcome (hidden hands, CONTRACTS.md section 1)."""
+    a challenge's outcome (hidden hands, docs/architecture.md §1)."""
     text = " ".join(toks)
     if ctx.choice == "won":
         words = [w for w in toks if w not in ("challenge", "the", "it")]
@@ -527,10 +583,37 @@ def _is_draw_verb(rest: list[str], ctx: Context) -> bool:
     return False
 
 
+#: A press that brought out no card: ``none``, ``no cards``, ``nothing``, ``0``.
+_NO_CARDS = (["none"], ["nothing"], ["no"], ["no", "cards"], ["no", "card"])
+
+
+def _not_in_attack(head: str, rest: list[str]) -> None:
+    """Words of the other variants that UNO Attack has no use for, answered with what the
+    player meant: there is no challenge (ATK-14) and no drawing — the launcher is the
+    stock (ATK-3, ATK-5) — and no Draw Two (ATK-1: the Hit 2)."""
+    if head in ("challenge", "ch", "chal", "challenged", "accept"):
+        raise ParseError(
+            "there is no challenge in UNO Attack (ATK-14): a Wild Hit 4 is 4 presses for the "
+            "next player; type 'press'"
+        )
+    if head in ("draw", "d", "drew", "draws"):
+        if rest[:1] == ["2"] and len(rest) == 1:
+            raise ParseError(
+                "there is no Draw Two in UNO Attack: did you mean 'hit 2' (ATK-11)? "
+                "(cards that came out of a press: 'press 2')"
+            )
+        raise ParseError(
+            "there is no drawing in UNO Attack: the launcher is the stock (ATK-3); "
+            "type 'press' (or 'press N' with the cards that came out)"
+        )
+
+
 def _press(by: str, rest: list[str], ctx: Context) -> Move:
     words = [w for w in rest if w not in ("cards", "card", "came", "out")]
     if not words:
         return Move(({"by": by, "press": True},))
+    if words in (["none"], ["nothing"], ["no"]):
+        words = ["0"]  # no card came out
     n = _count(words[0])
     if n is None or len(words) > 1 or n > 112:
         raise ParseError(
@@ -556,6 +639,9 @@ def _challenge(by: str, rest: list[str], ctx: Context) -> Move:
 def _catch(by: str, rest: list[str], ctx: Context) -> Move:
     words = [w for w in rest if w not in _FILLER and w not in ("uno", "not", "saying")]
     if len(words) != 1 or _player(words[0], ctx.players) is None:
+        meant = _did_you_mean(words[0], ctx) if words else ""
+        if meant in ctx.players:
+            raise ParseError(f"catch whom? did you mean 'catch {meant}'?")
         raise ParseError(
             f"catch whom? e.g. 'catch {ctx.players[-1]}'; players: {', '.join(ctx.players)}"
         )
@@ -609,6 +695,8 @@ def _play(by: str, toks: list[str], ctx: Context) -> Move:
         raise ParseError(f"what did {by} play? {_examples(ctx.variant)}")
     first, colour, i = _next_card(kept, 0, ctx, default_color=True)
     kind = _kind_of(first)
+    if ctx.deck and first not in ctx.deck:
+        raise ParseError(_not_in_deck(first, ctx.variant))
     if first == "WIB" and colour is None and len(kept) - i >= 2 and kept[-1] in _COLOR_WORDS:
         # MK-18: the Bob-omb's colour may also come last: 'item box g7 Bob blue'.
         colour = _COLOR_WORDS[kept.pop()]
@@ -635,12 +723,8 @@ def _play(by: str, toks: list[str], ctx: Context) -> Move:
             action["discarded"] = more
     elif more:
         raise ParseError("one card at a time, please: type the first card you played")
-    if first.startswith("W") and first != "WIB":
-        if colour is None:
-            raise ParseError(
-                f"name the colour for the {_kind_name(first)}, e.g. '{_wild_word(first)} blue'"
-            )
-        action["color"] = colour
+    if first.startswith("W") and first != "WIB" and colour is not None:
+        action["color"] = colour  # none named: the game asks for it next (COM-1)
     if kind in _NEEDS_TARGET:
         if target is None:
             others = [p for p in ctx.players if p != by]
@@ -763,6 +847,10 @@ def vocabulary(ctx: Context) -> list[str]:
     words += list(COLORS) + list(ctx.players)
     if "play" in verbs or not verbs:
         v = ctx.variant
+        # Only the cards of this game's deck (ATK-2 optional cards, PP-2 wild counts).
+        held = {c if c.startswith("W") else c[1:] for c in ctx.deck}
+        coloured = [k for k in _COLOURED[v] if not ctx.deck or k in held]
+        wilds = [k for k in _WILDS[v] if not ctx.deck or k in held]
         words += [
             {
                 "S": "skip",
@@ -773,10 +861,10 @@ def vocabulary(ctx: Context) -> list[str]:
                 "+2": "+2",
                 "+1": "+1",
             }[k]
-            for k in _COLOURED[v]
+            for k in coloured
         ]
-        words += [_wild_word(k) for k in _WILDS[v]] + ["wild"] * ("W" in _WILDS[v])
-        if v == "mario-kart":
+        words += [_wild_word(k) for k in wilds if k != "W"] + ["wild"] * ("W" in wilds)
+        if "WIB" in wilds:
             words.append("itembox")
     return list(dict.fromkeys(words))
 
@@ -789,44 +877,67 @@ def complete(line: str, ctx: Context) -> list[str]:
 
 
 def help_text(ctx: Context) -> str:
-    """The table's help, for the variant in play."""
+    """The table's help, for the variant in play: every form :func:`parse` reads (and
+    :func:`parse_hand` / :func:`parse_discarded` at their questions), with examples."""
     v = ctx.variant
     p = ctx.players
     other = p[1] if len(p) > 1 else p[0]
+    third = p[2] if len(p) > 2 else p[0]
     lines = [
-        "Type what the awaited player did (or 'NAME: ...' for someone else):",
-        "  r5, 'red 5', '5' (colour to match), 'green skip', 'skip', 'reverse'",
+        "Type what the awaited player did; 'NAME: ...' or 'NAME ...' for someone else",
+        f"  (e.g. '{other}: r5', '{third} catch {other}'); any case; number words work.",
+        "Cards: 'r5', 'red 5', '5 red', 'red five', '5' (the colour to match), 'green skip',",
+        "  'skip' (colour to match), 'gS' (codes: r/y/g/b + 0-9, S, R"
+        + {"attack": ", H2, DA, TH", "mario-kart": ", +2", "pocket-pizza": ", +1"}[v]
+        + "), 'reverse'",
+        "  'wild blue', 'blue wild'; 'wild' alone: the colour is asked for next"
+        if "W" in _WILDS[v]
+        else "  a wild without its colour: the colour is asked for next",
+        "  'r5 uno' says UNO with the card (COM-6); 'uno' just after it",
+        "  commas separate cards: 'r5, g7' (a hand, or cards that went with a play)",
     ]
     if v == "attack":
         lines += [
-            f"  'hit 2', 'discard all', 'wild blue', 'hit4 red', 'attack blue {other}'",
-            "  'yellow discard all y3 y9'  a Discard All with the other yellow cards it took"
-            " (ATK-12; left out, they are asked for: the cards, how many, or none)",
-            "  press            a press of the launcher (no launcher: 'press 3': 3 cards came out)",
+            "UNO Attack: 'hit 2', 'red hit 2' (ATK-11), 'discard all',",
+            "  'yellow discard all y3 y9' (ATK-12: the other yellow cards it took; left out,",
+            "  they are asked for: the cards, how many, or none),",
+            f"  'hit4 red' (ATK-14), 'attack blue {other}' (ATK-15),",
+            "  'custom red' (ATK-16); optional edition: 'hit fire green', 'all hit red',"
+            f" 'red trade {third}'",
+            "  'press' (the launcher's button); no launcher: 'press 3' = 3 cards came out,"
+            " 'press none' = none",
+            "  when presses are owed and there is no launcher: '2' or 'none' (cards that came out)",
+            "  'pass' ends the turn after a Skip or Reverse (ATK-8). No drawing, no challenge"
+            " (ATK-14): 'press'.",
         ]
     elif v == "mario-kart":
         lines += [
-            "  '+2', 'wd4 red', 'item box g7' (name the card the Item Box turned up)",
-            "  draw             draw one card (and 'pass' to keep it)",
-            "  challenge / accept   answer a Wild Draw Four",
+            "UNO Mario Kart: '+2', 'green draw two' (MK-10), 'wd4 red' (MK-12),",
+            "  'item box g7' (MK-13: name the card it turned up;",
+            f"  'item box g7 {third} blue': a Green Shell's target, a Bob-omb's colour),"
+            " 'draw', 'draw 2' (owed cards), 'pass'",
+            "  a Wild Draw Four: 'challenge', 'challenge won' / 'challenge lost', 'accept'"
+            " (MK-20);",
+            "  asked the challenge's outcome: 'won' / 'lost'",
+            "  asked the Item Box's card: 'g7'",
         ]
     else:
         lines += [
-            "  '+1', 'wild blue', 'wd2 red', 'dip blue'",
-            "  draw             draw one card (and 'pass' to keep it)",
-            "  challenge / accept   answer a Wild Draw 2",
+            "UNO Pocket Pizza Pizza: '+1' (PP-9), 'wd2 red' (PP-12), 'dip blue',"
+            " 'dip blue give g5' (PP-11), 'draw', 'pass'",
+            "  a Wild Draw 2: 'challenge' / 'accept'; asked the card given: 'g5'",
         ]
     lines += [
-        "  pass             end the turn without (further) playing",
-        "  'r5 uno' / uno   say UNO with (or just after) the second-to-last card",
-        f"  catch {other:<10} catch a player who did not say UNO",
-        "  red / NAME       answer a choice the game asks for (a colour or a player)",
-        f"  fix {other} 5       correct a hand size",
-        "  undo [N]         take back the last action(s);  quit  stop here (--resume later)",
-        "  clear            after clearing a jam or reloading the launcher",
-        "  commas separate cards: 'item box, red skip'; 'r5, g7, wild, blue skip'",
-        "At a round's end, the cards left in each hand ('r5 g7 wild blue skip') or their points"
-        " (37), 'none' for no cards; they must fit the hand size shown — 'fix NAME N' first if"
-        " it is wrong (COM-8). 'undo' goes back across a round's or the game's end.",
+        f"Catch a player who did not say UNO: 'catch {other}' (COM-6).",
+        f"Answer a question: a colour ('red', 'choose green'), a player ('{third}'),"
+        " the start card ('r5').",
+        f"Table: 'fix {other} 5' or '{other} has 5' corrects a hand size ('set' = 'fix');",
+        "  'undo' / 'undo 3' takes back actions ('u', 'oops', 'back'); 'help' ('?');",
+        "  'show' ('redraw', 'scores', Enter) redraws; 'quit' ('exit', 'q', 'bye') stops here"
+        " (--resume later);",
+        "  'clear' ('unjam') after clearing a jam or reloading the launcher.",
+        "At a round's end, the cards left in each hand ('r5 g7 wild blue skip') or their",
+        "  points (37), 'none' for no cards; they must fit the hand size shown — 'fix NAME N'",
+        "  first if it is wrong (COM-8). 'undo' goes back across a round's or the game's end.",
     ]
     return "\n".join(lines)

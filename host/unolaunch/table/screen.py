@@ -12,6 +12,7 @@ or one holding ESC is drawn as typed, escaped, and cannot break or take over the
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -69,6 +70,23 @@ def card_name(code: str) -> str:
     return f"{colour} {KIND_NAMES.get(kind, kind)}"
 
 
+#: A card code standing alone in a message: ``r5``, ``gS``, ``bH2``, ``W``, ``WH4``, ``W+4``.
+_CODE_IN_TEXT = re.compile(
+    r"(?<![\w+\-])([rygb](?:[0-9]|S|R|H2|DA|TH|\+1|\+2)|W(?:H4|AA|C|HF|AH|\+4|\+2|IB|DD)?)"
+    r"(?![\w+])"
+)
+
+
+def card_names(text: str) -> str:
+    """``text`` with every card code in words (``Ann plays WHF`` -> ``Ann plays Wild Hit
+    Fire``, ``r5`` -> ``red 5``), except inside single quotes, where an example of what to
+    type stays as it is typed."""
+    parts = text.split("'")
+    for i in range(0, len(parts), 2):  # outside quotes (a lone apostrophe: best effort)
+        parts[i] = _CODE_IN_TEXT.sub(lambda m: card_name(m.group(1)), parts[i])
+    return "'".join(parts)
+
+
 def card_text(code: str | None, color: str | None = None) -> Text:
     """A card as a coloured block, e.g. `` RED 5 `` on red; a wild shows its named colour."""
     if code is None:
@@ -90,7 +108,7 @@ def colour_text(color: str | None) -> Text:
 
 @dataclass
 class View:
-    """What the screen shows. ``state`` is the engine snapshot (CONTRACTS.md section 1)."""
+    """What the screen shows. ``state`` is the engine snapshot (docs/architecture.md §1)."""
 
     variant: str
     players: Sequence[str]
@@ -105,6 +123,7 @@ class View:
     warning: str | None = None  # a foul, a jam, an empty launcher: with what to do
     uno_said: Sequence[str] = ()
     doing: str | None = None  # what the awaited player is to do, when more precise
+    reminder: str | None = None  # what the table must do now (load the launcher, ATK-3)
 
 
 def awaiting_text(awaiting: Mapping[str, Any] | None) -> str:
@@ -133,22 +152,36 @@ def render(view: View) -> RenderableType:
         pts = st.get("round_points")
         won = f" (+{pts} points)" if pts is not None else ""
         lines.append(Text(f"{shown(st['round_winner'])} wins the round{won}", style="bold magenta"))
-    who = awaiting.get("by") or turn
+    # One source of truth: the awaited player is the one marked; with nobody awaited (the
+    # round or the game is over) nobody is, whoever's turn the engine would name next.
+    who = awaiting.get("by")
     big = Text()
-    big.append("▶ ", style="bold")
-    big.append(shown(who), style="bold reverse")
-    verbs = awaiting_text(awaiting).split(": ", 1)[-1] if awaiting else "their turn"
-    if view.doing:
-        verbs = view.doing
-    big.append(f"  {verbs}", style="bold")
+    if who:
+        big.append("▶ ", style="bold")
+        big.append(shown(who), style="bold reverse")
+        verbs = awaiting_text(awaiting).split(": ", 1)[-1]
+        big.append(f"  {view.doing or verbs}", style="bold")
+    elif st.get("game_winner"):
+        big.append("the game is over", style="bold")
+    else:
+        big.append(
+            f"round {view.round_no} is over: press Enter to deal round {view.round_no + 1}",
+            style="bold",
+        )
     direction = st.get("direction", 1)
     arrow = "↻ play goes left" if direction == 1 else "↺ play goes right"
     big.append(f"    {arrow}")
     lines.append(big)
-    top = Text("top ")
-    top.append_text(card_text(st.get("top"), st.get("color")))
-    top.append("   colour to match ")
-    top.append_text(colour_text(st.get("color")))
+    if st.get("top") is None:
+        top = Text(
+            f"start card: not turned up yet ({shown(who or view.dealer)} turns it up)",
+            style="bold",
+        )
+    else:
+        top = Text("top ")
+        top.append_text(card_text(st.get("top"), st.get("color")))
+        top.append("   colour to match ")
+        top.append_text(colour_text(st.get("color")))
     lines.append(top)
 
     table = Table(box=None, pad_edge=False, show_edge=False, expand=False)
@@ -163,15 +196,19 @@ def render(view: View) -> RenderableType:
         mark = "▶" if p == who else ("D" if p == view.dealer else "")
         n = sizes.get(p)
         cards = Text("?" if n is None else str(n))
-        if n == 1:
-            cards.append(" UNO" if p in view.uno_said else " (1)", style="bold yellow")
+        if n == 1 and p in view.uno_said:
+            cards.append(" UNO", style="bold yellow")
+        elif n == 1 and p == st.get("uno_catchable"):  # COM-6: until the next player begins
+            cards.append(f" no UNO said: 'catch {shown(p)}'", style="bold yellow")
         notes = Text(shown(view.owed.get(p, "")), style="bold cyan")
-        if p == turn and p != who:
-            notes.append(" (turn)")
+        if p == turn and who and p != who and not st.get("round_winner"):
+            notes.append(" (turn)" if st.get("top") is not None else " (plays first)")
         table.add_row(Text(mark), Text(shown(p)), cards, Text(str(scores.get(p, 0))), notes)
     lines.append(table)
     if view.launcher:
         lines.append(Text(f"launcher: {shown(view.launcher)}", style="dim"))
+    if view.reminder:
+        lines.append(Text(shown(view.reminder), style="bold"))
     if st.get("stock_size") is not None and view.variant != "attack":
         lines.append(Text(f"stock: {st['stock_size']} cards", style="dim"))
     if view.notice:

@@ -1,7 +1,7 @@
 """A game at the table: the rules engine in hidden-hands mode, kept in the journal.
 
 The table does not see anyone's cards, so the engine runs with ``hidden_hands=True``
-(CONTRACTS.md section 1): hands are counts, a played card is trusted, and facts only the
+(docs/architecture.md §1): hands are counts, a played card is trusted, and facts only the
 table knows come with the actions (the start card, a press's card count, an Item Box's
 card, a challenge's outcome, the cards left at round end).
 
@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import random
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from unolaunch.cards import parse_card
-from unolaunch.errors import UnolaunchError
+from unolaunch.errors import UnolaunchError, UsageError
 from unolaunch.rules import Effect, Game, IllegalMoveError
 from unolaunch.rules import engine as E
 from unolaunch.table.journal import GameRecord, Journal
@@ -61,6 +61,11 @@ class Arming:
     mode: str = "random"
 
 
+#: A listener of a session: called with the journal entry's kind and data after each
+#: journaled change (while the session's lock is held: it must be quick and not block).
+Listener = Callable[[str, dict[str, Any]], None]
+
+
 class Session:
     """One game: engine + journal. Create with :meth:`start` or :meth:`resume`."""
 
@@ -70,6 +75,19 @@ class Session:
         self.game = game
         self.lock = threading.RLock()
         self.uno_said: set[str] = set()
+        self.version = 0  # counts journaled changes (front ends redraw when it moves)
+        self._listeners: list[Listener] = []
+
+    def listen(self, listener: Listener) -> None:
+        """Call ``listener(kind, data)`` after every journaled change, whoever made it
+        (the terminal, the launcher's thread, a web front end)."""
+        with self.lock:
+            self._listeners.append(listener)
+
+    def _changed(self, kind: str, data: dict[str, Any]) -> None:
+        self.version += 1
+        for listener in list(self._listeners):
+            listener(kind, data)
 
     # ------------------------------------------------------------------ creation
     @classmethod
@@ -128,7 +146,7 @@ class Session:
             g.undo(int(data.get("n", 1)))
         elif kind == "deal":
             g.next_round()
-        else:
+        elif kind != "note":  # a note (what the launcher reported) changes no game state
             raise ValueError(f"unknown journal entry kind {kind!r}")
 
     # ------------------------------------------------------------------ reading
@@ -148,7 +166,7 @@ class Session:
         return self.game.players
 
     def snapshot(self) -> dict[str, Any]:
-        """The engine's snapshot (CONTRACTS.md section 1 keys, plus dealer, round, owed)."""
+        """The engine's snapshot (docs/architecture.md §1 keys, plus dealer, round, owed)."""
         with self.lock:
             return self.game.snapshot()
 
@@ -215,6 +233,7 @@ class Session:
                 self.game.undo()
                 raise
             self._track_uno(data)
+            self._changed("action", data)
             return effects
 
     def _track_uno(self, data: Mapping[str, Any]) -> None:
@@ -239,6 +258,7 @@ class Session:
                 self._rebuild()
                 raise
             self.uno_said = set()
+            self._changed("undo", {"n": n})
 
     def _rebuild(self) -> None:
         fresh = Session.resume(self.journal, self.id)
@@ -254,7 +274,15 @@ class Session:
                 self.game.undo()
                 raise
             self.uno_said = set()
+            self._changed("deal", {})
             return effects
+
+    def note(self, data: Mapping[str, Any]) -> None:
+        """Keep in the journal something that happened at the table but is no action of
+        the game — a foul, a launcher fault, a press that did not fit (``history`` shows
+        it in its place; replay and undo skip it)."""
+        with self.lock:
+            self.journal.append(self.id, "note", dict(data), **self._summary())
 
     def say_uno(self) -> list[Effect]:
         """``uno`` typed just after a play: the last play becomes a play with UNO said
@@ -283,6 +311,7 @@ class Session:
                 self._rebuild()
                 raise
             self.uno_said.add(str(last["by"]))
+            self._changed("action", amended)
             return effects
 
     def correct(self, player: str, size: int) -> list[Effect]:
@@ -448,5 +477,5 @@ def _new_game(
             hidden_hands=True,
             dealer=dealer,
         )
-    except ValueError as exc:
-        raise UnolaunchError(f"cannot start the game: {exc}") from None
+    except ValueError as exc:  # players or options the variant does not take: usage
+        raise UsageError(f"cannot start the game: {exc}") from None

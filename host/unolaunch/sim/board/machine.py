@@ -305,19 +305,49 @@ def _check_addr(addr):
     raise ValueError("no RP2040 memory at 0x%08x (a bus fault on the chip)" % addr)
 
 
+_WDT = 0x40058000  # the RP2040 watchdog block
+_WDT_REASON = _WDT + 0x08
+_WDT_SCRATCH0 = _WDT + 0x0C
+_WDT_SCRATCH1 = _WDT + 0x10
+_BOOT_MS = time.ticks_ms()  # this process's start: the chip's clock starts here on a hard boot
+
+
 class _Mem:
-    # Only the watchdog's CTRL register is modelled: a write of the ENABLE bit (bit 30) to
-    # its atomic-clear alias stops the watchdog, as on the RP2040.
+    # The watchdog block as far as the firmware reads it: CTRL (a write of the ENABLE bit,
+    # bit 30, to its atomic-clear alias stops the watchdog), REASON (bit 0 TIMER after a
+    # timeout, bit 1 FORCE after machine.reset(); a soft reset keeps it) and SCRATCH0/1
+    # (kept by a soft reset and a watchdog reboot, cleared at power-on). The runner keeps
+    # them across processes (WORLD.wdt_regs). The unix port's ticks_ms never restarts, the
+    # chip's restarts at every hard reset: a SCRATCH value read after a hard boot is shifted
+    # by this process's start, so it reads as that chip would.
     def __getitem__(self, addr):
         _check_addr(addr)
-        if addr == 0x40058000:
+        if addr == _WDT:
             return (1 << 30) if WORLD.wdt_timeout is not None else 0
+        if addr == _WDT_REASON:
+            return WORLD.wdt_regs[0]
+        if addr == _WDT_SCRATCH0 or addr == _WDT_SCRATCH1:
+            i = 1 if addr == _WDT_SCRATCH0 else 2
+            value = WORLD.wdt_regs[i]
+            if i == 2 and WORLD.hard_boot and WORLD.wdt_regs[4]:
+                value = time.ticks_add(_BOOT_MS, WORLD.wdt_regs[3])  # the uptime it held
+            return value
         return 0
 
     def __setitem__(self, addr, value):
         _check_addr(addr)
-        if addr == 0x40058000 + 0x3000 and value & (1 << 30):
+        if addr == _WDT + 0x3000 and value & (1 << 30):
             WORLD.wdt_timeout = None
+        elif addr == _WDT_SCRATCH0 or addr == _WDT_SCRATCH1:
+            regs = WORLD.wdt_regs
+            if addr == _WDT_SCRATCH0:
+                regs[1] = value & 0xFFFFFFFF
+            else:
+                regs[2] = value & 0xFFFFFFFF
+                regs[3] = time.ticks_diff(value, _BOOT_MS)  # as the chip's uptime
+                regs[4] = 1
+                WORLD.hard_boot = False  # written in this boot: this process's clock
+            WORLD.report({"hw": "wdt_regs", "regs": regs})
 
 
 mem32 = _Mem()

@@ -5,10 +5,10 @@
 #
 # Pure logic: no clock, no I/O. Time comes in as monotonic microseconds (`now_us`), the
 # model's effects go out through two callbacks: report(dict) for hardware reports
-# (CONTRACTS.md section 3) and level(pin, value) when a line the firmware reads changes.
+# (docs/architecture.md §3) and level(pin, value) when a line the firmware reads changes.
 # Runs unchanged under MicroPython and CPython.
 
-# The launcher's wiring (the firmware's default pin map, CONTRACTS.md section 4).
+# The launcher's wiring (the firmware's default pin map, docs/architecture.md §4).
 WIRING = {"button": 15, "motor_a": 16, "motor_b": 17, "sensor": 14, "buzzer": 18, "led": 25}
 
 MAX_CARDS_PER_S = 12.0  # roller speed at full duty
@@ -41,6 +41,7 @@ class Launcher:
         self.seen_last = None  # us of the latest read of the pressed button
         self.presses = []  # queued `press` durations (ms): a press during a press waits
         self.next_press_at = None
+        self.released_at = None  # us of the last release of a timed press
         self.jammed = False
         self.beam_forced = False
         self.progress = 0.0  # how far the bottom card is out (0..1)
@@ -159,6 +160,7 @@ class Launcher:
         now = self.now_us
         if self.release_at is not None and self._press_done(now):
             self.release_at = None
+            self.released_at = now
             self._set_button(False)
             if self.presses:
                 self.next_press_at = now + PRESS_GAP_MS * 1000
@@ -207,7 +209,7 @@ class Launcher:
 
     # -- the control channel ---------------------------------------------------
     def command(self, line):
-        """Apply one control line (CONTRACTS.md section 3) at `now_us`. Returns False for a
+        """Apply one control line (docs/architecture.md §3) at `now_us`. Returns False for a
         line the model does not know (the caller may know it)."""
         words = line.split()
         if not words:
@@ -226,8 +228,14 @@ class Launcher:
                     ms = int(arg)
                 except ValueError:
                     pass
+            gap_us = PRESS_GAP_MS * 1000
             if self.release_at is not None or self.next_press_at is not None:
                 self.presses.append(ms)  # still pressing: this press follows the last one
+            elif self.released_at is not None and self.now_us - self.released_at < gap_us:
+                # just released: the button stays up for the gap first, or the firmware
+                # (and the emulated chip, which gets levels at its stops) sees one press
+                self.presses.append(ms)
+                self.next_press_at = self.released_at + gap_us
             else:
                 self._press(ms, self.now_us)
         elif cmd == "jam":

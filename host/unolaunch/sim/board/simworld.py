@@ -4,7 +4,7 @@
 # channels, the watchdog, timers and the UART's wires.
 #
 # Control lines come in on UNOLAUNCH_SIM_CTL_FD, reports go out on UNOLAUNCH_SIM_HW_FD
-# (CONTRACTS.md section 3). Time is real time (time.ticks_us): the firmware and the physics
+# (docs/architecture.md §3). Time is real time (time.ticks_us): the firmware and the physics
 # share one clock, as on a real board. The world advances whenever the firmware touches the
 # fake hardware (reads a pin, feeds the watchdog, sets a PWM duty), which the firmware's main
 # loop does every iteration.
@@ -15,6 +15,8 @@ import sys
 import time
 
 from physics import UPDATE_US, WIRING, Launcher
+
+MAX_BUSY_STEP_US = 5000  # the mechanics advance at most this far per update while moving
 
 
 def _env_int(name, default):
@@ -48,7 +50,7 @@ class World:
         if fd:
             self.hw = open(int(fd), "wb")
         self.dead = False
-        # the UART's wires (a firmware-test extension, not in CONTRACTS.md section 3):
+        # the UART's wires (a firmware-test extension, not in docs/architecture.md §3):
         # bytes to the board's RX come in on one fd, its TX goes out on another
         self.uart_rx = None
         self.uart_rx_poll = None
@@ -64,6 +66,11 @@ class World:
         self.sched_lost = 0
         # the last hard reset: "power_on", "reset" or "wdt" (the runner says)
         self.reset_cause = os.getenv("UNOLAUNCH_SIM_RESET_CAUSE") or "power_on"
+        # the watchdog's REASON, SCRATCH0, SCRATCH1 (+ SCRATCH1 as uptime, and whether it
+        # was written) as the runner kept them; a hard boot restarted the chip's clock
+        regs = os.getenv("UNOLAUNCH_SIM_WDT_REGS") or "0,0,0,0,0"
+        self.wdt_regs = [int(v) for v in regs.split(",")]
+        self.hard_boot = os.getenv("UNOLAUNCH_SIM_BOOT") != "soft"
         self.irq_pins = {}  # pin number -> the fake Pin with an irq handler
         self.wdt_timeout = None
         self.wdt_fed = 0
@@ -110,6 +117,11 @@ class World:
         if dt_us < UPDATE_US:
             return
         self.last_us = now_us
+        if dt_us > MAX_BUSY_STEP_US and self.launcher.busy():
+            # the process was descheduled with the roller turning: a Pico's loop never stalls,
+            # so the mechanics wait for the firmware instead of shooting cards past a beam
+            # it was not there to sample (its own clock still shows the gap)
+            dt_us = MAX_BUSY_STEP_US
         self.now_us += dt_us
         now = time.ticks_ms()
         self.launcher.advance(self.now_us)
@@ -148,12 +160,12 @@ class World:
             self.command(line.decode().strip())
 
     def command(self, line):
-        """Apply one control line (CONTRACTS.md section 3). Unknown lines are ignored."""
+        """Apply one control line (docs/architecture.md §3). Unknown lines are ignored."""
         if self.launcher.command(line):
             return
         words = line.split()
         if words[0] == "glitch":
-            # not in CONTRACTS.md section 3: a firmware-test extension that makes the next
+            # not in docs/architecture.md §3: a firmware-test extension that makes the next
             # N pin reads raise OSError, to exercise the loop's handling of the unexpected
             try:
                 self.glitches = int(words[1]) if len(words) > 1 else 1

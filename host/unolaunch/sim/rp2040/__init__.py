@@ -213,7 +213,7 @@ def ensure_rp2040js(say: Callable[[str], None] | None = None) -> Path:
 def sensorless(image: bytearray, firmware: Path) -> bool:
     """:func:`unolaunch.sim.configure_without_sensor` for a flash image: the same rule, the
     same code, applied to the ``launcher.json`` in the image's filesystem."""
-    from unolaunch.sim.runner import configure_without_sensor
+    from unolaunch.sim.base import configure_without_sensor
 
     current = read_files(image).get("launcher.json")
     with tempfile.TemporaryDirectory(prefix="unolaunch-cfg-") as tmp:
@@ -586,6 +586,7 @@ class Rp2040Launcher(SimBoard):
         if _SOFT_REBOOT in seen and _SOFT_REBOOT not in self._tail:
             self._booted("soft_reset")
         self._tail = seen[-len(_SOFT_REBOOT) :]
+        self._watch_output(data)
         if self._master_a is not None:
             self._to_host += data
             self._flush_host()

@@ -1,0 +1,475 @@
+"""The web server of ``--web``: the table view, the player views and the JSON API.
+
+Routes (all same-origin, nothing loaded from elsewhere):
+
+``GET /``
+    the table view (read-only, for a tablet or a TV).
+``GET /p/SECRET``
+    one player's view (their join link).
+``GET /api/state``
+    the game as JSON (:mod:`unolaunch.web.state`); public, like the table itself.
+``GET /api/events``
+    server-sent events: the state at once, then again after every change.
+``GET /api/me``
+    with the player's secret: ``{"player": NAME}``.
+``POST /api/action``
+    with the player's secret (``Authorization: Bearer SECRET``, or ``"secret"`` in the
+    body): one action in the scenario format's JSON (``{"by": "Ann", "play": "r5"}``).
+    401 without a secret, 403 with a wrong one or for another player, 413 for a body over
+    :data:`MAX_BODY` bytes, 415 for anything but JSON, 400 for a malformed action, 409
+    for an action the rules refuse (with the terminal's message); 200 (202 for a press of
+    the simulated button) when it was carried out.
+
+The server runs aiohttp on an event loop of its own thread (:class:`WebServer`); the game
+is changed only through the front end (:mod:`unolaunch.web.front`), in a worker thread,
+so the terminal, the launcher and the pages all go through the one session lock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import json
+import secrets
+import threading
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from importlib import resources
+from typing import Any, Protocol
+
+from aiohttp import web
+
+from unolaunch.errors import UnolaunchError
+from unolaunch.web.address import is_loopback, lan_address
+
+#: The largest request body accepted (an action is well under 1 KB).
+MAX_BODY = 4096
+#: Seconds between keep-alive comments on an idle event stream.
+PING_S = 15.0
+#: Bytes of randomness in a player's secret (128 bits: no guess finds one).
+SECRET_BYTES = 16
+
+_STATIC = ("table.js", "player.js", "common.js", "style.css")
+_SECURITY_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "no-referrer",
+    "Cross-Origin-Opener-Policy": "same-origin",
+    "Cross-Origin-Resource-Policy": "same-origin",
+}
+
+
+def _secure(response: web.StreamResponse) -> web.StreamResponse:
+    """The same-origin, no-frames, no-sniffing, no-cache headers of every response."""
+    for k, v in _SECURITY_HEADERS.items():
+        response.headers.setdefault(k, v)
+    response.headers.setdefault("Cache-Control", "no-store")
+    return response
+
+
+class Front(Protocol):
+    """What the server needs from a game (see :mod:`unolaunch.web.front`)."""
+
+    players_can_act: bool
+    on_change: Callable[[], None]
+
+    @property
+    def players(self) -> tuple[str, ...]:
+        """Players in seating order."""
+        ...
+
+    def state(self) -> dict[str, Any]:
+        """The game as JSON."""
+        ...
+
+    def act(self, player: str, data: Mapping[str, Any]) -> tuple[int, dict[str, Any]]:
+        """One authenticated player's action: (HTTP status, JSON reply)."""
+        ...
+
+
+class Secrets:
+    """One secret per player for one game (``secrets.token_urlsafe``), new each time the
+    server starts: a join link from an older game or run does not work."""
+
+    def __init__(self, players: Sequence[str]) -> None:
+        self.by_player = {p: secrets.token_urlsafe(SECRET_BYTES) for p in players}
+
+    def player_of(self, secret: str | None) -> str | None:
+        """The player whose secret this is (compared in constant time), else None."""
+        if not secret:
+            return None
+        found = None
+        given = secret.encode("utf-8", "replace")
+        for player, mine in self.by_player.items():
+            if hmac.compare_digest(given, mine.encode()):
+                found = player
+        return found
+
+
+class Hub:
+    """Counts changes of the game and wakes the event streams (on the server's loop)."""
+
+    def __init__(self) -> None:
+        self.version = 0
+        self._event = asyncio.Event()
+        self.closing = False
+
+    def bump(self) -> None:
+        """The game changed (call on the loop's thread)."""
+        self.version += 1
+        event, self._event = self._event, asyncio.Event()
+        event.set()
+
+    async def wait(self, seen: int, timeout: float) -> bool:
+        """Wait until the version moves past ``seen``; False after ``timeout``."""
+        if self.version != seen or self.closing:
+            return True
+        try:
+            await asyncio.wait_for(self._event.wait(), timeout)
+        except TimeoutError:
+            return False
+        return True
+
+
+def make_app(front: Front, keys: Secrets, hub: Hub) -> web.Application:
+    """The aiohttp application for ``front`` (see the module docstring for the routes)."""
+
+    @web.middleware
+    async def headers(
+        request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+    ) -> web.StreamResponse:
+        try:
+            response = await handler(request)
+        except web.HTTPException as exc:
+            _secure(exc)
+            raise
+        return _secure(response)
+
+    app = web.Application(middlewares=[headers], client_max_size=MAX_BODY)
+    loop_state: dict[str, Any] = {"cache": (-1, {})}
+
+    async def state_now() -> dict[str, Any]:
+        version, cached = loop_state["cache"]
+        if version == hub.version:
+            return dict(cached)
+        seen = hub.version
+        state = await asyncio.get_running_loop().run_in_executor(None, front.state)
+        state["version"] = seen
+        loop_state["cache"] = (seen, state)
+        return dict(state)
+
+    def page(name: str) -> web.Response:
+        body = resources.files("unolaunch.web").joinpath("static", name).read_text("utf-8")
+        return web.Response(text=body, content_type="text/html", charset="utf-8")
+
+    async def table(request: web.Request) -> web.Response:
+        return page("table.html")
+
+    async def player_page(request: web.Request) -> web.Response:
+        if keys.player_of(request.match_info["secret"]) is None:
+            return web.Response(
+                status=404,
+                text="This join link is not valid for the game being played now (each game, "
+                "and each start of the server, has new links). Ask the table for yours.\n",
+            )
+        return page("player.html")
+
+    async def static(request: web.Request) -> web.Response:
+        name = request.match_info["name"]
+        if name not in _STATIC:
+            raise web.HTTPNotFound()
+        body = resources.files("unolaunch.web").joinpath("static", name).read_text("utf-8")
+        kind = "text/css" if name.endswith(".css") else "text/javascript"
+        return web.Response(text=body, content_type=kind, charset="utf-8")
+
+    async def api_state(request: web.Request) -> web.Response:
+        return web.json_response(await state_now())
+
+    async def events(request: web.Request) -> web.StreamResponse:
+        response = _secure(
+            web.StreamResponse(
+                headers={"Content-Type": "text/event-stream", "X-Accel-Buffering": "no"}
+            )
+        )
+        await response.prepare(request)
+        seen = -1
+        with contextlib.suppress(ConnectionError, asyncio.CancelledError):
+            await response.write(b"retry: 1000\n\n")
+            while not hub.closing:
+                if hub.version != seen:
+                    state = await state_now()
+                    seen = state["version"]
+                    await response.write(b"data: " + json.dumps(state).encode() + b"\n\n")
+                    await asyncio.sleep(0.05)  # a burst of changes goes out as one
+                elif not await hub.wait(seen, PING_S):
+                    await response.write(b": ping\n\n")
+        return response
+
+    def secret_of(request: web.Request, body: Mapping[str, Any] | None) -> str | None:
+        auth = request.headers.get("Authorization", "")
+        if auth.lower().startswith("bearer "):
+            return auth[7:].strip()
+        if body is not None and isinstance(body.get("secret"), str):
+            return str(body["secret"])
+        return None
+
+    def denied(status: int, message: str) -> web.Response:
+        headers = {"WWW-Authenticate": 'Bearer realm="unolaunch"'} if status == 401 else None
+        return web.json_response({"ok": False, "error": message}, status=status, headers=headers)
+
+    def who(request: web.Request, body: Mapping[str, Any] | None) -> str | web.Response:
+        secret = secret_of(request, body)
+        if not secret:
+            return denied(401, "this needs your player link's secret (Authorization: Bearer …)")
+        player = keys.player_of(secret)
+        if player is None:
+            return denied(403, "that secret is not valid for this game; open your join link")
+        return player
+
+    async def me(request: web.Request) -> web.Response:
+        found = who(request, None)
+        if isinstance(found, web.Response):
+            return found
+        return web.json_response({"player": found})
+
+    async def action(request: web.Request) -> web.Response:
+        if (request.content_length or 0) > MAX_BODY:
+            return denied(413, f"a request body is at most {MAX_BODY} bytes")
+        if request.content_type != "application/json":
+            return denied(415, "send the action as JSON (Content-Type: application/json)")
+        try:
+            raw = await request.read()
+        except web.HTTPRequestEntityTooLarge:
+            return denied(413, f"a request body is at most {MAX_BODY} bytes")
+        try:
+            body = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError):
+            return denied(400, 'the body is not JSON; send e.g. {"by": "Ann", "play": "r5"}')
+        if not isinstance(body, dict):
+            return denied(400, 'an action is a JSON object, e.g. {"by": "Ann", "play": "r5"}')
+        found = who(request, body)
+        if isinstance(found, web.Response):
+            return found
+        body.pop("secret", None)
+        if body.get("by") != found:
+            return denied(403, f'this link is {found}\'s: {found} can act only as "by": "{found}"')
+        if not front.players_can_act:
+            return denied(403, "nobody plays from the web in this game")
+        status, reply = await asyncio.get_running_loop().run_in_executor(
+            None, front.act, found, body
+        )
+        return web.json_response(reply, status=status)
+
+    async def no_icon(request: web.Request) -> web.Response:
+        return web.Response(status=204)
+
+    app.router.add_get("/", table)
+    app.router.add_get("/p/{secret}", player_page)
+    app.router.add_get("/static/{name}", static)
+    app.router.add_get("/api/state", api_state)
+    app.router.add_get("/api/events", events)
+    app.router.add_get("/api/me", me)
+    app.router.add_post("/api/action", action)
+    app.router.add_get("/favicon.ico", no_icon)
+    return app
+
+
+class WebServer:
+    """The web pages of one game, served from a thread of their own.
+
+    ``WebServer(front, host, port).start()`` binds (port 0: any free port), prints nothing
+    and returns; :attr:`url` and :meth:`join_links` say where to go; :meth:`close` stops.
+    """
+
+    def __init__(self, front: Front, host: str = "127.0.0.1", port: int = 8080) -> None:
+        self.front = front
+        self.host = host
+        self.port = port
+        self.keys = Secrets(front.players if front.players_can_act else ())
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._hub: Hub | None = None
+        self._runner: web.AppRunner | None = None
+        self._thread = threading.Thread(target=self._serve, name="web", daemon=True)
+        self._ready = threading.Event()
+        self._error: BaseException | None = None
+        self._stopped = threading.Event()
+
+    # ------------------------------------------------------------------ life
+    def start(self) -> WebServer:
+        """Bind and serve; ``UnolaunchError`` when the address cannot be used."""
+        self.front.on_change = self.changed
+        self._thread.start()
+        if not self._ready.wait(15):
+            raise UnolaunchError("the web server did not start within 15 s")
+        if self._error is not None:
+            err = self._error
+            reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+            raise UnolaunchError(
+                f"cannot serve the web pages on {self.host}:{self.port} ({reason}); choose "
+                "another port, e.g. --web 8081"
+            )
+        return self
+
+    def _serve(self) -> None:
+        loop = asyncio.new_event_loop()
+        self._loop = loop
+        asyncio.set_event_loop(loop)
+        try:
+            self._hub = Hub()
+            self._runner = web.AppRunner(
+                make_app(self.front, self.keys, self._hub), access_log=None, shutdown_timeout=1.0
+            )
+            loop.run_until_complete(self._runner.setup())
+            site = web.TCPSite(self._runner, self.host, self.port, reuse_address=True)
+            loop.run_until_complete(site.start())
+            server = getattr(site, "_server", None)
+            sockets = getattr(server, "sockets", None) or []
+            if sockets:
+                self.port = int(sockets[0].getsockname()[1])
+        except BaseException as exc:  # reported by start()
+            self._error = exc
+            self._ready.set()
+            loop.close()
+            return
+        self._ready.set()
+        try:
+            loop.run_forever()
+        finally:
+            loop.run_until_complete(self._runner.cleanup())
+            loop.close()
+            self._stopped.set()
+
+    def changed(self) -> None:
+        """The game may have changed (any thread): wake the event streams."""
+        loop, hub = self._loop, self._hub
+        if loop is not None and hub is not None and not loop.is_closed():
+            with contextlib.suppress(RuntimeError):  # the loop is closing
+                loop.call_soon_threadsafe(hub.bump)
+
+    def close(self) -> None:
+        """Stop serving (the event streams end; the pages reconnect to nothing)."""
+        loop, hub = self._loop, self._hub
+        if loop is None or loop.is_closed() or not self._thread.is_alive():
+            return
+
+        def stop() -> None:
+            if hub is not None:
+                hub.closing = True
+                hub.bump()
+            loop.call_later(0.1, loop.stop)
+
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(stop)
+        self._thread.join(timeout=5)
+
+    def __enter__(self) -> WebServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ addresses
+    @property
+    def public_host(self) -> str:
+        """The host to put in links: this computer's LAN address when serving every
+        interface, else the host given."""
+        if self.host in ("0.0.0.0", "::", ""):
+            return lan_address()
+        return self.host
+
+    @property
+    def url(self) -> str:
+        """The table view's address."""
+        host = self.public_host
+        if ":" in host:
+            host = f"[{host}]"
+        return f"http://{host}:{self.port}/"
+
+    def join_links(self) -> dict[str, str]:
+        """Each player's join link (their view, with their secret)."""
+        return {p: f"{self.url}p/{s}" for p, s in self.keys.by_player.items()}
+
+    @property
+    def on_lan(self) -> bool:
+        """True when other devices can reach the pages."""
+        return not is_loopback(self.host)
+
+
+def join_lines(server: WebServer, qr: bool | None = None) -> list[str]:
+    """What the terminal prints when the pages are served: the table's address, each
+    player's link and, on the local network (``qr`` None), a QR code of each link."""
+    lines = [f"Table view: {server.url}  (read-only: show it on a tablet or a TV)"]
+    links = server.join_links()
+    if not links:
+        return lines
+    show_qr = server.on_lan if qr is None else qr
+    if not server.on_lan:
+        lines.append(
+            "Player views (this computer only; serve the local network with --web 0.0.0.0:PORT):"
+        )
+    else:
+        lines.append(
+            "Player views: each player scans their own code (or opens their link) on their "
+            "phone; a link is that player's key, show it to them only:"
+        )
+    for player, link in links.items():
+        lines.append(f"  {player}: {link}")
+        if show_qr:
+            lines.extend("    " + row for row in qr_text(link).splitlines())
+    return lines
+
+
+def qr_text(data: str) -> str:
+    """A QR code of ``data`` drawn with block characters for a terminal."""
+    import io
+
+    import segno
+
+    out = io.StringIO()
+    segno.make(data, error="m", micro=False).terminal(out=out, compact=True, border=2)
+    return out.getvalue()
+
+
+@contextlib.contextmanager
+def serve_table(table: Any, host: str, port: int) -> Iterator[Any]:
+    """``unolaunch play --web``: serve ``table``'s game (a :class:`~.front.TableFront`),
+    print the addresses (and QR codes on the local network) on the terminal, yield the
+    front (its ``notify`` is the launcher's), stop serving at the end."""
+    from unolaunch.web.front import TableFront
+
+    front = TableFront(table)
+    server = WebServer(front, host, port)
+    try:
+        server.start()
+    except UnolaunchError as exc:
+        gid = table.session.id
+        raise UnolaunchError(
+            f"{exc} — game {gid} is saved: 'unolaunch play --resume {gid} --web PORT'"
+        ) from None
+    try:
+        for line in join_lines(server):
+            table.say(line)
+        yield front
+    finally:
+        server.close()
+        front.close()
+
+
+@contextlib.contextmanager
+def serve_demo(
+    players: Sequence[str], host: str, port: int, say: Callable[[str], None], pace: float
+) -> Iterator[Any]:
+    """``unolaunch demo --web``: serve the bots' game read-only (a
+    :class:`~.front.DemoFront`, ``pace`` seconds a step), print its address with ``say``,
+    yield the front, stop serving at the end."""
+    from unolaunch.web.front import DemoFront
+
+    front = DemoFront(tuple(players), pace=pace)
+    with WebServer(front, host, port) as server:
+        for line in join_lines(server):
+            say(line)
+        yield front

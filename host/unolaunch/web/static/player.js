@@ -1,0 +1,303 @@
+// A player's view: the moves the terminal accepts, as buttons, for this player only.
+"use strict";
+(function () {
+  const { el, clear, cardNode, colourWord, follow, isWild, COLOURS, KINDS } = window.uno;
+  const $ = (id) => document.getElementById(id);
+  const secret = decodeURIComponent(location.pathname.split("/").pop() || "");
+  let me = null;
+  let state = null;
+  let pick = null; // the card being chosen: {mode, colour, code, named, target, uno, discarded}
+  let pickKey = "";
+  let drawn = ""; // what the moves were last drawn for (a redraw would lose typing/focus)
+  const draft = {}; // the round-end answers typed so far
+
+  function say(text, ok) {
+    const m = $("message");
+    m.hidden = !text;
+    m.textContent = text || "";
+    m.className = "message " + (ok ? "ok" : "bad");
+  }
+
+  // Actions go out one after the other, none lost; the same action twice while the first
+  // is on its way (a double tap) goes once.
+  let chain = Promise.resolve();
+  const pending = new Set();
+  function send(action) {
+    const body = Object.assign({ by: me }, action);
+    const key = JSON.stringify(body);
+    if (pending.has(key)) return chain;
+    pending.add(key);
+    chain = chain.then(() => post(body)).finally(() => pending.delete(key));
+    return chain;
+  }
+
+  function post(body) {
+    return fetch("/api/action", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Authorization: "Bearer " + secret },
+      body: JSON.stringify(body),
+      cache: "no-store",
+    })
+      .then((r) => r.json().then((reply) => ({ status: r.status, reply })))
+      .then(({ status, reply }) => {
+        if (status >= 200 && status < 300) {
+          pick = null;
+          const said = reply.effects && reply.effects.length ? reply.effects.join("; ") : (reply.pressed ? "the launcher's button is pressed" : "done");
+          say("✓ " + said, true);
+        } else {
+          say("✗ " + (reply.error || "refused (" + status + ")"), false);
+        }
+      })
+      .catch(() => say("✗ no connection to the table: try again when your phone is back on the Wi-Fi", false))
+      .finally(() => { drawn = ""; render(); });
+  }
+
+  function button(parent, label, onClick, cls) {
+    const b = el("button", cls || "btn", label);
+    b.type = "button";
+    b.addEventListener("click", onClick);
+    parent.appendChild(b);
+    return b;
+  }
+
+  function myPlayer() { return state.players.find((p) => p.name === me) || null; }
+
+  function colourButtons(parent, chosen, onPick) {
+    const row = el("div", "row");
+    for (const [letter, c] of Object.entries(COLOURS)) {
+      const b = button(row, c.mark + " " + c.name, () => onPick(c.name), "btn colour c-" + c.name + (chosen === c.name ? " chosen" : ""));
+      b.dataset.colour = c.name;
+      b.setAttribute("aria-pressed", chosen === c.name ? "true" : "false");
+      void letter;
+    }
+    parent.appendChild(row);
+  }
+
+  function playerButtons(parent, chosen, onPick) {
+    const row = el("div", "row");
+    for (const p of state.players) {
+      if (p.name === me) continue;
+      const b = button(row, p.name, () => onPick(p.name), "btn target" + (chosen === p.name ? " chosen" : ""));
+      b.dataset.target = p.name;
+    }
+    parent.appendChild(row);
+  }
+
+  // The card picker: colour, then symbol; a wild then asks for its colour (and target).
+  function picker(parent, mode) {
+    if (!pick || pick.mode !== mode) pick = { mode, colour: "r", code: null, named: null, target: null, uno: false, discarded: null };
+    const tabs = el("div", "row tabs");
+    const letters = ["r", "y", "g", "b"].filter((l) => state.deck.some((c) => c[0] === l));
+    if (state.deck.some(isWild)) letters.push("W");
+    for (const l of letters) {
+      const label = l === "W" ? "★ wild" : COLOURS[l].mark + " " + COLOURS[l].name;
+      const b = button(tabs, label, () => { pick.colour = l; pick.code = null; render(); }, "btn tab c-" + (l === "W" ? "wild" : COLOURS[l].name) + (pick.colour === l ? " chosen" : ""));
+      b.dataset.tab = l;
+    }
+    parent.appendChild(tabs);
+    const cards = el("div", "row cards");
+    for (const code of state.deck) {
+      if ((pick.colour === "W") !== isWild(code) || (pick.colour !== "W" && code[0] !== pick.colour)) continue;
+      const b = el("button", "pickcard" + (pick.code === code ? " chosen" : ""));
+      b.type = "button";
+      cardNode(b, code, null);
+      b.classList.add("pickcard");
+      if (pick.code === code) b.classList.add("chosen");
+      // cards that cannot be played now are dimmed (still tappable: the table says why)
+      if (mode === "play" && state.playable && !state.playable.includes(code)) b.classList.add("unplayable");
+      b.dataset.card = code;
+      b.addEventListener("click", () => { pick.code = code; pick.named = null; pick.target = null; pick.discarded = null; render(); });
+      cards.appendChild(b);
+    }
+    parent.appendChild(cards);
+    if (!pick.code) return;
+    const code = pick.code;
+    const name = window.uno.cardParts(code).name;
+    const box = el("div", "confirm");
+    const action = {};
+    let ready = true;
+    if (mode === "play") {
+      action.play = code;
+      if (isWild(code)) {
+        box.appendChild(el("div", "ask", "Name the colour:"));
+        colourButtons(box, pick.named, (c) => { pick.named = c; render(); });
+        if (pick.named) action.color = pick.named; else ready = false;
+      }
+      if (code === "WAA" || code.endsWith("TH")) {
+        box.appendChild(el("div", "ask", code === "WAA" ? "Who is attacked?" : "Trade hands with:"));
+        playerButtons(box, pick.target, (t) => { pick.target = t; render(); });
+        if (pick.target) action.target = pick.target; else ready = false;
+      }
+      const mine = myPlayer();
+      if (code.endsWith("DA") && mine && mine.hand_size > 1) {
+        const colour = COLOURS[code[0]].name;
+        box.appendChild(el("div", "ask", "How many other " + colour + " cards went with it (ATK-12)?"));
+        const row = el("div", "row");
+        for (let n = 0; n <= Math.min(mine.hand_size - 1, 12); n++) {
+          const b = button(row, String(n), () => { pick.discarded = n; render(); }, "btn small" + (pick.discarded === n ? " chosen" : ""));
+          b.dataset.discarded = n;
+        }
+        box.appendChild(row);
+        if (pick.discarded === null) ready = false; else action.discarded = Array(pick.discarded).fill("?");
+      }
+      if (mine && mine.hand_size === 2) {
+        const b = button(box, pick.uno ? "✓ saying UNO!" : "say UNO! with it", () => { pick.uno = !pick.uno; render(); }, "btn uno" + (pick.uno ? " chosen" : ""));
+        b.setAttribute("aria-pressed", pick.uno ? "true" : "false");
+        if (pick.uno) action.uno = true;
+      }
+      const go = button(box, "Play " + name, () => send(action), "btn go");
+      go.id = "go";
+      go.disabled = !ready;
+    } else {
+      action.choose = {};
+      action.choose[mode] = code;
+      const what = { top: "This is the start card: ", turned: "The Item Box turned up: ", give: "Give: " }[mode];
+      const go = button(box, what + name, () => send(action), "btn go");
+      go.id = "go";
+    }
+    parent.appendChild(box);
+  }
+
+  function pressControls(parent) {
+    const L = state.launcher;
+    if (L && L.working && L.kind === "sim") {
+      button(parent, "Press the launcher", () => send({ press: true }), "btn go press").id = "press";
+    } else if (L && L.working) {
+      parent.appendChild(el("p", "hint", "Press the launcher's button: it is armed for you."));
+    } else {
+      parent.appendChild(el("p", "ask", (L ? "The launcher is out of order: " : "") + "press it by hand — how many cards came out?"));
+      const row = el("div", "row");
+      for (let n = 0; n <= 8; n++) button(row, String(n), () => send({ press: true, cards: n }), "btn small").dataset.cards = n;
+      parent.appendChild(row);
+    }
+  }
+
+  function revealForm(parent) {
+    parent.appendChild(el("p", "ask", "You went out! The cards (r5 g7 wild) or the points (37) left in each hand:"));
+    const form = el("form", "reveal");
+    const inputs = {};
+    for (const p of state.players) {
+      if (p.name === me) continue;
+      const label = el("label", null, p.name + " (" + p.hand_size + " card" + (p.hand_size === 1 ? "" : "s") + ")");
+      const input = el("input");
+      input.name = p.name;
+      input.required = true;
+      input.autocomplete = "off";
+      input.placeholder = "e.g. 37 or r5 g7 wild";
+      input.value = draft[p.name] || "";
+      input.addEventListener("input", () => { draft[p.name] = input.value; });
+      label.appendChild(input);
+      form.appendChild(label);
+      inputs[p.name] = input;
+    }
+    const go = el("button", "btn go", "Score the round");
+    go.type = "submit";
+    form.appendChild(go);
+    form.addEventListener("submit", (ev) => {
+      ev.preventDefault();
+      const left = {};
+      for (const [name, input] of Object.entries(inputs)) left[name] = input.value;
+      send({ reveal: left });
+    });
+    parent.appendChild(form);
+  }
+
+  function render() {
+    if (!state || !me) return;
+    const s = state;
+    cardNode($("top"), s.top, s.top && isWild(s.top) ? s.color : null);
+    colourWord($("color"), s.color);
+    const aw = s.awaiting;
+    const mine = !!aw && aw.by === me;
+    const key = [s.version >= 0 ? "" : "", aw ? aw.by + ":" + aw.choice + ":" + aw.verbs.join(",") : "none", s.round].join("|");
+    if (key !== pickKey) {
+      if (pickKey) pick = null;
+      for (const k of Object.keys(draft)) delete draft[k];
+      pickKey = key;
+    }
+    const mineNow = myPlayer();
+    if (mineNow) {
+      $("hand").textContent = "You: " + mineNow.hand_size + (mineNow.hand_size === 1 ? " card" : " cards") + " · " + mineNow.score + " points" + (mineNow.owes ? " · you owe " + mineNow.owes + (mineNow.owes === 1 ? " press" : " presses") : "");
+    }
+    const st = $("status");
+    if (s.game_winner) st.textContent = "★ " + s.game_winner + " wins the game!";
+    else if (!aw) st.textContent = (s.round_winner ? s.round_winner + " wins the round. " : "") + "Next: deal round " + (s.round + 1);
+    else st.textContent = mine ? "Your move: " + aw.doing : "Waiting for " + aw.by + ": " + aw.doing;
+    document.body.classList.toggle("my-move", mine);
+
+    const L0 = s.launcher;
+    const sig = JSON.stringify([aw, s.uno_catchable, s.round, s.round_over, s.game_winner, s.players_can_act,
+      s.players.map((p) => [p.name, p.hand_size, p.owes]), L0 && [L0.kind, L0.working], s.playable, pick]);
+    if (sig === drawn) return; // nothing the moves depend on changed: keep what is typed
+    drawn = sig;
+    const A = clear($("actions"));
+    const X = clear($("extra"));
+    if (!s.players_can_act) { A.appendChild(el("p", "hint", "The bots play this game: watch the table view.")); return; }
+    if (s.game_winner) return;
+    if (!aw) {
+      button(A, "Deal round " + (s.round + 1), () => send({ deal: true }), "btn go").id = "deal";
+      return;
+    }
+    if (mine) {
+      const choice = aw.choice;
+      if (!choice) {
+        if (aw.verbs.includes("play")) picker(A, "play");
+        const row = el("div", "row");
+        if (aw.verbs.includes("press")) pressControls(row);
+        if (aw.verbs.includes("draw")) button(row, "Draw a card", () => send({ draw: true }), "btn").id = "draw";
+        if (aw.verbs.includes("pass")) button(row, "Pass", () => send({ pass: true }), "btn").id = "pass";
+        A.appendChild(row);
+      } else if (choice === "press" || choice === "until") {
+        const owe = myPlayer();
+        A.appendChild(el("p", "ask", choice === "until" ? "Press until a card comes out." : "You owe " + (owe ? owe.owes : "") + (owe && owe.owes === 1 ? " press." : " presses.")));
+        pressControls(A);
+      } else if (choice === "color") {
+        A.appendChild(el("p", "ask", "Name the colour:"));
+        colourButtons(A, null, (c) => send({ choose: { color: c } }));
+      } else if (choice === "target") {
+        A.appendChild(el("p", "ask", "Choose a player:"));
+        playerButtons(A, null, (t) => send({ choose: { target: t } }));
+      } else if (choice === "top" || choice === "turned" || choice === "give") {
+        A.appendChild(el("p", "ask", { top: "You dealt: which card was turned up to start the pile?", turned: "Which card did the Item Box turn up?", give: "Which card do you give?" }[choice]));
+        picker(A, choice);
+      } else if (choice === "challenge") {
+        const row = el("div", "row");
+        button(row, "Challenge", () => send({ challenge: true }), "btn").id = "challenge";
+        button(row, "Accept", () => send({ accept: true }), "btn").id = "accept";
+        A.appendChild(row);
+      } else if (choice === "won") {
+        A.appendChild(el("p", "ask", "Did the challenge succeed?"));
+        const row = el("div", "row");
+        button(row, "Yes, it succeeded", () => send({ choose: { won: true } }), "btn");
+        button(row, "No", () => send({ choose: { won: false } }), "btn");
+        A.appendChild(row);
+      } else if (choice === "reveal") {
+        revealForm(A);
+      }
+    } else {
+      A.appendChild(el("p", "hint", "Not your move: " + aw.by + " is to " + aw.doing + "."));
+    }
+    if (s.uno_catchable && s.uno_catchable !== me) {
+      const who = s.uno_catchable;
+      button(X, "Catch " + who + ": one card, no UNO!", () => send({ catch: who }), "btn catch").id = "catch";
+    }
+    const L = s.launcher;
+    const pressNow = mine && (aw.verbs.includes("press"));
+    if (L && L.kind === "sim" && L.working && !pressNow) {
+      X.appendChild(el("p", "hint", "The simulated launcher's button (a press nobody owes is a foul, ATK-26):"));
+      button(X, "Press the launcher's button anyway", () => send({ press: true }), "btn warn").id = "foul";
+    }
+  }
+
+  fetch("/api/me", { headers: { Authorization: "Bearer " + secret }, cache: "no-store" })
+    .then((r) => r.json().then((j) => ({ ok: r.ok, j })))
+    .then(({ ok, j }) => {
+      if (!ok) { say("✗ " + (j.error || "this link does not work"), false); return; }
+      me = j.player;
+      $("me").textContent = me;
+      document.title = me + " · unolaunch";
+      follow((s) => { state = s; render(); });
+    })
+    .catch(() => say("✗ cannot reach the table", false));
+  void KINDS;
+})();

@@ -1,0 +1,100 @@
+// The table view: read-only, large, updated live.
+"use strict";
+(function () {
+  const { el, clear, cardNode, colourWord, follow } = window.uno;
+  const $ = (id) => document.getElementById(id);
+  let lastFire = null;
+  let fireTimer = null;
+
+  function render(s) {
+    document.body.dataset.version = s.version;
+    $("title").textContent = s.title;
+    $("round").textContent = "round " + s.round + " · to " + s.target + (s.game ? " · game " + s.game : "");
+    cardNode($("top"), s.top, s.top && s.top.startsWith("W") ? s.color : null);
+    colourWord($("color"), s.color);
+    $("direction").textContent = s.direction === 1 ? "↻ play goes left" : "↺ play goes right";
+
+    const banner = $("banner");
+    if (s.game_winner) {
+      banner.hidden = false;
+      banner.textContent = "★ " + s.game_winner + " wins the game with " + s.scores[s.game_winner] + " points!";
+    } else if (s.round_winner) {
+      banner.hidden = false;
+      const pts = s.round_points !== null && s.round_points !== undefined ? " (+" + s.round_points + " points)" : "";
+      banner.textContent = s.round_winner + " wins round " + s.round + pts;
+    } else {
+      banner.hidden = true;
+    }
+
+    const aw = s.awaiting;
+    $("who").textContent = aw ? "▶ " + aw.by : (s.game_winner ? "game over" : "round over");
+    $("doing").textContent = aw ? aw.doing : (s.game_winner ? "" : "deal the next round");
+
+    const players = clear($("players"));
+    for (const p of s.players) {
+      const box = el("div", "player" + (p.awaited ? " awaited" : "") + (p.one_card ? " one" : ""));
+      box.dataset.player = p.name;
+      const head = el("div", "pname", (p.awaited ? "▶ " : "") + p.name);
+      if (p.dealer) head.appendChild(el("span", "tag", "dealer"));
+      box.appendChild(head);
+      const hand = el("div", "hand");
+      hand.appendChild(el("span", "count", p.hand_size));
+      hand.appendChild(el("span", "unit", p.hand_size === 1 ? " card" : " cards"));
+      box.appendChild(hand);
+      if (p.one_card) box.appendChild(el("div", "uno " + (p.uno ? "said" : "unsaid"), p.uno ? "UNO!" : "1 card — UNO not said"));
+      box.appendChild(el("div", "score", p.score + " points"));
+      if (p.owes) box.appendChild(el("div", "owes", "owes " + p.owes + " press" + (p.owes === 1 ? "" : "es")));
+      if (p.owes_text) box.appendChild(el("div", "owes-text", p.owes_text));
+      players.appendChild(box);
+    }
+
+    const launcher = $("launcher");
+    const L = s.launcher;
+    if (L) {
+      launcher.hidden = false;
+      clear(launcher);
+      launcher.appendChild(el("span", "label", "launcher"));
+      let state;
+      if (!L.connected) state = "UNPLUGGED — plug it back in";
+      else if (L.fault) state = "FAULT: " + L.fault;
+      else if (L.armed) state = "armed for " + L.armed.player + " · " + (L.armed.mode === "until_card" ? "until a card comes out" : L.armed.presses + " press" + (L.armed.presses === 1 ? "" : "es") + " left");
+      else state = "disarmed (a press now is a foul)";
+      launcher.appendChild(el("span", "lstate" + (L.fault || !L.connected ? " bad" : ""), state));
+      if (L.cards_inside !== null && L.cards_inside !== undefined) launcher.appendChild(el("span", "inside", L.cards_inside + " cards inside"));
+      launcher.appendChild(el("span", "counts", L.presses + (L.presses === 1 ? " press · " : " presses · ") + L.cards_out + " cards out · " + L.fouls + (L.fouls === 1 ? " foul" : " fouls")));
+    } else {
+      launcher.hidden = true;
+    }
+
+    const warning = $("warning");
+    warning.hidden = !s.warning;
+    warning.textContent = s.warning ? "⚠ " + s.warning : "";
+
+    if (s.fire && (lastFire === null || s.fire.seq !== lastFire)) {
+      if (lastFire !== null || s.version > 0) showFire(s.fire);
+      lastFire = s.fire.seq;
+    } else if (!s.fire) {
+      lastFire = 0;
+    }
+
+    const log = clear($("log"));
+    for (const line of (s.log || []).slice(-6).reverse()) log.appendChild(el("li", null, line));
+  }
+
+  function showFire(f) {
+    const box = $("fire");
+    const n = f.cards;
+    box.textContent = n === 0
+      ? "○ " + f.player + " pressed — no card came out"
+      : "✸ " + n + " card" + (n === 1 ? "" : "s") + " for " + f.player + "!";
+    box.dataset.seq = f.seq;
+    box.hidden = false;
+    box.classList.remove("pop");
+    void box.offsetWidth;
+    box.classList.add("pop");
+    clearTimeout(fireTimer);
+    fireTimer = setTimeout(() => { box.hidden = true; }, 3500);
+  }
+
+  follow(render);
+})();

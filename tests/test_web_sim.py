@@ -1,0 +1,122 @@
+"""Phones and the simulated launcher (issue 13, ATK-25/26), without a browser: the
+``press`` of a player page is the simulated launcher's button, armed by the table for
+exactly the player who owes it; a press nobody owes is the firmware's foul.
+
+The launcher is the real firmware in MicroPython (``--port sim``), reached through the
+serial link as at the table; the web server serves the same session on 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.console import Console
+from unolaunch.table.app import Table
+from unolaunch.table.journal import Journal
+from unolaunch.table.launcher import connect
+from unolaunch.table.session import Session
+from unolaunch.web.front import TableFront
+from unolaunch.web.server import WebServer
+
+
+class Served:
+    def __init__(self, session: Session, server: WebServer) -> None:
+        self.session = session
+        self.server = server
+        self.url = f"http://127.0.0.1:{server.port}/"
+
+    def state(self) -> dict[str, Any]:
+        with urllib.request.urlopen(self.url + "api/state", timeout=10) as r:
+            result: dict[str, Any] = json.load(r)
+            return result
+
+    def act(self, action: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        req = urllib.request.Request(
+            self.url + "api/action",
+            data=json.dumps(action).encode(),
+            headers={
+                "Content-Type": "application/json",
+                "Authorization": f"Bearer {self.server.keys.by_player[action['by']]}",
+            },
+        )
+        try:
+            with urllib.request.urlopen(req, timeout=10) as r:
+                return r.status, json.load(r)
+        except urllib.error.HTTPError as exc:
+            return exc.code, json.load(exc)
+
+    def wait(self, check: Any, what: str, timeout: float = 15) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while True:
+            s = self.state()
+            if check(s):
+                return s
+            if time.monotonic() > deadline:
+                raise AssertionError(f"no {what} within {timeout} s: {s}")
+            time.sleep(0.05)
+
+    def presses(self) -> list[dict[str, Any]]:
+        entries = self.session.journal.entries(self.session.id)
+        return [e.data for e in entries if "press" in e.data]
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[Served]:
+    with Journal.open(tmp_path) as journal:
+        session = Session.start(journal, "attack", ["Ann", "Bob", "Cy"], {}, seed=3, dealer="Cy")
+        table = Table(session, console=Console(file=io.StringIO(), width=100))
+        front = TableFront(table)
+        server = WebServer(front, "127.0.0.1", 0).start()
+        table.launcher = connect("sim", session, front.notify)
+        try:
+            table.sync_launcher()
+            yield Served(session, server)
+        finally:
+            table.launcher.close()
+            server.close()
+
+
+def test_presses_from_the_phones_atk26_foul_armed_player_only_and_cards_out(
+    served: Served,
+) -> None:
+    s = served.state()
+    assert s["launcher"]["kind"] == "sim" and s["launcher"]["armed"] is None
+    # Before the start card nobody owes a press: the button is pressed, the firmware
+    # refuses to fire and reports a foul; nothing is journaled.
+    status, reply = served.act({"by": "Bob", "press": True})
+    assert status == 202 and reply["armed"] is False
+    s = served.wait(lambda s: s["launcher"]["fouls"] == 1, "foul")
+    assert "FOUL (ATK-26)" in s["warning"]
+    assert s["launcher"]["presses"] == 0 and s["fire"] is None and served.presses() == []
+    assert served.act({"by": "Cy", "choose": {"top": "r5"}})[0] == 200
+    s = served.wait(lambda s: s["launcher"]["armed"] is not None, "arming")
+    assert s["launcher"]["armed"] == {"player": "Ann", "presses": 1, "mode": "random"}
+    assert s["warning"] is None  # the next move clears the foul's warning
+    inside = s["launcher"]["cards_inside"]
+    # Armed for Ann: Bob's press is refused (a foul by the rules), the launcher untouched
+    status, reply = served.act({"by": "Bob", "press": True})
+    assert status == 409 and reply["rule"] == "ATK-26" and "armed for Ann" in reply["error"]
+    time.sleep(0.3)
+    assert served.state()["launcher"]["presses"] == 0
+    # Ann's press fires: the cards that came out are Ann's, journaled with their count
+    status, reply = served.act({"by": "Ann", "press": True})
+    assert status == 202 and reply["armed"] is True
+    s = served.wait(lambda s: s["fire"] is not None, "the launcher firing")
+    cards = s["fire"]["cards"]
+    assert s["fire"] == {"seq": 1, "player": "Ann", "cards": cards}
+    assert served.presses() == [{"by": "Ann", "press": True, "cards": cards}]
+    assert s["players"][0]["hand_size"] == 7 + cards
+    assert s["launcher"]["cards_out"] == cards and s["launcher"]["presses"] == 1
+    assert s["awaiting"]["by"] == "Bob"  # ATK-7: the press ended Ann's turn
+    s = served.wait(lambda s: s["launcher"]["cards_inside"] == inside - cards, "the magazine")
+    # a press typed with its count (the launcher out of order) goes in as typed
+    assert served.act({"by": "Bob", "press": True, "cards": 2})[0] == 200
+    assert served.presses()[-1] == {"by": "Bob", "press": True, "cards": 2}
