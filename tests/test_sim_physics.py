@@ -83,3 +83,55 @@ def test_the_emulated_chip_sees_the_release_between_two_presses() -> None:
         sim._grant()
     levels = [m["pins"][str(BUTTON)] for m in sent if m["op"] == "in" and str(BUTTON) in m["pins"]]
     assert levels == [0, 1, 0, 1]
+
+
+SENSOR = physics.WIRING["sensor"]
+
+
+def _turning(track_reads: bool) -> tuple[Any, list[tuple[int, int, int]], list[dict[str, Any]]]:
+    """A model with the roller at full duty: its pin changes and its reports."""
+    changes: list[tuple[int, int, int]] = []
+    reports: list[dict[str, Any]] = []
+    model: Any = None
+
+    def level(pin: int, value: int) -> None:
+        changes.append((model.now_us, pin, value))
+
+    model = physics.Launcher(40, True, reports.append, level, track_reads=track_reads)
+    model.set_drive(physics.WIRING["motor_a"], 1.0)
+    return model, changes, reports
+
+
+def test_a_card_waits_at_the_beam_until_the_firmware_has_read_it() -> None:
+    # The unix board's process descheduled for 300 ms with the roller turning: the model
+    # keeps pace with the firmware's clock, but the card must not pass the beam unseen.
+    model, changes, reports = _turning(track_reads=True)
+    assert model.read(SENSOR) == 1  # the firmware polls the sensor
+    model.advance(300_000)
+    assert model.cards == 40 and not model.beam, "the card went into the beam unread"
+    assert physics.BEAM_FROM - 0.01 < model.progress < physics.BEAM_FROM
+    t = 300_000
+    blocked_reads = []
+    while model.cards == 40 and t < 1_000_000:
+        t += 1000  # the firmware's loop, back: a sample a millisecond
+        model.advance(t)
+        if model.read(SENSOR) == 0:
+            blocked_reads.append(t)
+    assert model.cards == 39 and [v for _, pin, v in changes if pin == SENSOR] == [0, 1]
+    # the firmware saw the card for the time the roller took to move it through the beam
+    full_speed_us = (1 - physics.BEAM_FROM) / physics.MAX_CARDS_PER_S * 1e6
+    assert blocked_reads[-1] - blocked_reads[0] >= full_speed_us - physics.READ_SLACK_US
+    assert reports[-1] == {"hw": "card", "left": 39}
+
+
+def test_without_a_reader_or_tracking_the_cards_keep_their_time() -> None:
+    # Nobody reads the sensor (an open-loop configuration), or the emulated chip (its clock
+    # stops with its host): 300 ms of roller at 12 cards/s is three cards either way.
+    for track in (True, False):
+        model, _, _ = _turning(track_reads=track)
+        model.advance(300_000)
+        assert model.cards == 37, track
+    model, _, _ = _turning(track_reads=False)
+    model.read(SENSOR)
+    model.advance(300_000)
+    assert model.cards == 37

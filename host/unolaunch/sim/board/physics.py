@@ -19,13 +19,18 @@ UPDATE_US = 200  # physics resolution
 PRESS_MS = 120  # a plain `press`
 PRESS_GAP_MS = 80  # queued presses are this far apart
 UNREAD_PRESS_MS = 2000  # a press nobody reads at all is released after its time plus this
+READ_SLACK_US = 2000  # a beam state counts as seen when read over its time less this
+UNREAD_BEAM_MS = 1000  # a beam state nobody reads is let go after its time plus this
 
 
 class Launcher:
-    """The launcher's mechanics. `track_reads`: a timed press lasts until the firmware has
-    read the button down for its whole duration (the unix board: a descheduled process can
-    miss a press a Pico's loop never would); without it (the emulated chip, whose clock
-    stops with its host) a press lasts its time."""
+    """The launcher's mechanics. `track_reads` (the unix board, whose process a loaded
+    machine deschedules while the firmware's clock, real time, runs on): a timed press lasts
+    until the firmware has read the button down for its whole duration, and a card neither
+    enters nor leaves the beam until the firmware has read the beam's state over the time
+    the roller took to move the card through it, so the mechanics keep pace with the
+    firmware's clock without shooting cards past a beam it was not there to sample. Without
+    it (the emulated chip, whose clock stops with its host) both last their time."""
 
     def __init__(self, cards, sensor_fitted, report, level, track_reads=False):
         self.cards = cards
@@ -52,6 +57,11 @@ class Launcher:
         self.buzzer = 0
         self.led = None
         self.beam = self._beam()
+        self.beam_since = 0  # us of the beam's last change
+        self.beam_moved_us = 0.0  # roller time the cards moved since then
+        self.beam_seen_from = None  # us of the first read of the beam's present state
+        self.beam_seen_last = None
+        self.sensor_read = False  # the firmware reads the sensor at all
 
     # -- levels the firmware reads ---------------------------------------------
     def _beam(self):
@@ -79,6 +89,11 @@ class Launcher:
                 self.seen_last = self.now_us
             return self.button_level()
         if pin == WIRING["sensor"]:
+            if self.sensor_fitted:
+                self.sensor_read = True
+                if self.beam_seen_from is None:
+                    self.beam_seen_from = self.now_us
+                self.beam_seen_last = self.now_us
             return self.sensor_level()
         return None
 
@@ -86,6 +101,9 @@ class Launcher:
         if blocked == self.beam:
             return
         self.beam = blocked
+        self.beam_since = self.now_us
+        self.beam_moved_us = 0.0
+        self.beam_seen_from = self.beam_seen_last = None
         if self.sensor_fitted:
             self.level(WIRING["sensor"], 0 if blocked else 1)
 
@@ -183,6 +201,14 @@ class Launcher:
         while move > 0:
             step = move if move < 0.2 else 0.2  # at most one beam edge per step
             move -= step
+            edge = (self.progress < BEAM_FROM) != (self.progress + step < BEAM_FROM) or (
+                self.progress + step >= 1.0
+            )
+            if edge and not self._beam_seen():
+                # the card waits at the edge until the firmware has sampled the beam
+                self.progress = (BEAM_FROM if self.progress < BEAM_FROM else 1.0) - 1e-9
+                break
+            self.beam_moved_us += step / self.speed * 1e6
             self.progress += step
             if self.progress >= 1.0:
                 self.progress -= 1.0
@@ -193,6 +219,18 @@ class Launcher:
                     self.progress = 0.0
                     break
             self._set_beam(self._beam())
+
+    def _beam_seen(self):
+        """May the beam change now: has the firmware read its present state over the time
+        the cards took to move since it last changed? (Always, without `track_reads`, with
+        the beam held by a jam or `beam block`, or when nobody reads the sensor.)"""
+        if not self.track_reads or not self.sensor_read or self.beam_forced or self.jammed:
+            return True
+        if self.now_us - self.beam_since >= self.beam_moved_us + UNREAD_BEAM_MS * 1000:
+            return True  # nobody is reading it now (a REPL, a stopped loop)
+        if self.beam_seen_from is None:
+            return False
+        return self.beam_seen_last - self.beam_seen_from >= self.beam_moved_us - READ_SLACK_US
 
     def _press(self, ms, now):
         self._set_button(True)

@@ -16,8 +16,6 @@ import time
 
 from physics import UPDATE_US, WIRING, Launcher
 
-MAX_BUSY_STEP_US = 5000  # the mechanics advance at most this far per update while moving
-
 
 def _env_int(name, default):
     try:
@@ -117,11 +115,8 @@ class World:
         if dt_us < UPDATE_US:
             return
         self.last_us = now_us
-        if dt_us > MAX_BUSY_STEP_US and self.launcher.busy():
-            # the process was descheduled with the roller turning: a Pico's loop never stalls,
-            # so the mechanics wait for the firmware instead of shooting cards past a beam
-            # it was not there to sample (its own clock still shows the gap)
-            dt_us = MAX_BUSY_STEP_US
+        # a descheduled process still advances by the whole gap: the firmware's clock shows
+        # it too, and the model holds each beam state until the firmware has read it
         self.now_us += dt_us
         now = time.ticks_ms()
         self.launcher.advance(self.now_us)
