@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import os
+import random
+import signal
 import subprocess
 import sys
+import threading
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -73,3 +78,42 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         return 0 if any(item.nodeid.startswith(p) for p in _LONG_FIRST) else 1
 
     items.sort(key=rank)  # stable: the order within each group is kept
+
+
+def _deschedule_every_board(stop_ms: float, run_ms: float) -> None:
+    """Stop each unix-board process this pytest starts for 0..2*stop_ms (at random) after
+    every run_ms it runs, as a loaded machine deschedules it: a stress mode that finds the
+    races CI meets once in ten runs (``UNOLAUNCH_TEST_DESCHEDULE=STOP_MS,RUN_MS``)."""
+    from unolaunch.sim.unixport import UnixPortProcess
+
+    spawn = UnixPortProcess.spawn.__func__  # type: ignore[attr-defined]
+
+    def jitter(child: UnixPortProcess) -> None:
+        while child.proc.poll() is None:
+            try:
+                os.kill(child.pid, signal.SIGSTOP)
+                time.sleep(stop_ms * 2 * random.random() / 1000)
+                os.kill(child.pid, signal.SIGCONT)
+            except ProcessLookupError:
+                return
+            time.sleep(run_ms / 1000)
+
+    def descheduled_spawn(cls: type[UnixPortProcess], *args: Any, **kwargs: Any) -> Any:
+        child = spawn(cls, *args, **kwargs)
+        threading.Thread(target=jitter, args=(child,), daemon=True).start()
+        return child
+
+    UnixPortProcess.spawn = classmethod(descheduled_spawn)  # type: ignore[method-assign,assignment]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """``UNOLAUNCH_TEST_DESCHEDULE=STOP_MS,RUN_MS``: run the unix board descheduled."""
+    spec = os.environ.get("UNOLAUNCH_TEST_DESCHEDULE")
+    if spec:
+        try:
+            stop_ms, run_ms = (float(v) for v in spec.split(","))
+        except ValueError:
+            raise pytest.UsageError(
+                f"UNOLAUNCH_TEST_DESCHEDULE={spec!r}: give STOP_MS,RUN_MS, e.g. 15,8"
+            ) from None
+        _deschedule_every_board(stop_ms, run_ms)

@@ -84,7 +84,7 @@ def test_every_item_passes_on_a_good_launcher(sim: SimulatedLauncher) -> None:
     child.sendline("y")
     child.expect("Did the roller turn reverse")
     child.sendline("y")
-    child.expect("push a card")
+    past_the_motor(child, sim)
     push_card(sim)
     child.expect("press the launcher's button now")
     button_at = len(sim.hw_events())
@@ -163,18 +163,44 @@ def test_yes_skips_the_questions_but_not_the_actions(sim: SimulatedLauncher) -> 
     assert re.search(r"PASS\s+LED\s+signal sent", out)
 
 
+def past_the_motor(child: pexpect.spawn, sim: SimulatedLauncher) -> None:
+    """Play the person up to the card sensor's request: the forward pulse may have left a
+    card sticking out of the mouth, in the beam (at random, with the board's timing); if the
+    self-test asks, pull it out."""
+    if child.expect(["push a card", "pull it out"]) == 1:
+        sim.control("unjam")
+        child.expect("push a card")
+
+
+def test_a_card_left_in_the_beam_by_the_motor_pulse_is_asked_for(sim: SimulatedLauncher) -> None:
+    # A 300 ms forward pulse shoots two or three cards and can stop with the next one part
+    # way out, in the beam; the self-test failed "the beam reads blocked with nothing in it".
+    child = spawn(sim.port, "--yes", "--timeout", "20", "--forward-only")
+    child.expect("Motor forward")
+    sim.control("beam block")  # what the sensor sees of a card left sticking out
+    child.expect("pull it out")
+    sim.control("beam clear")  # the person pulls it out
+    child.expect("push a card")
+    push_card(sim)
+    child.expect("Button: press")
+    press(sim)
+    out, status = finish(child)
+    assert status == 0, out
+    assert re.search(r"PASS\s+card sensor\s+beam clear, blocked by the card, clear again", out)
+
+
 def test_a_card_that_never_blocks_or_never_leaves_the_beam_fails_with_what_to_check(
     sim: SimulatedLauncher,
 ) -> None:
     # nobody pushes a card: the beam is never blocked
     child = spawn(sim.port, "--yes", "--timeout", "2", "--forward-only")
-    child.expect("push a card")
+    past_the_motor(child, sim)
     out, status = finish(child)
     assert status == 1
     assert re.search(r"FAIL\s+card sensor\s+the beam was never seen blocked \(GP14 stayed 1\)", out)
     # a card goes in and stays in the beam: the self-test waits for it, then fails
     child = spawn(sim.port, "--yes", "--timeout", "2", "--forward-only")
-    child.expect("push a card")
+    past_the_motor(child, sim)
     sim.control("beam block")
     out, status = finish(child)
     sim.control("beam clear")

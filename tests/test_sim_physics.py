@@ -135,3 +135,21 @@ def test_without_a_reader_or_tracking_the_cards_keep_their_time() -> None:
     model.read(SENSOR)
     model.advance(300_000)
     assert model.cards == 37
+
+
+def test_unjam_pulls_out_a_card_left_sticking_out_of_the_mouth() -> None:
+    # The roller stopped with a card part way out, in the beam (a short motor pulse): the
+    # person pulls it out, as they pull out a jammed card.
+    model, _, reports = _turning(track_reads=False)
+    t = 0
+    while not model.beam:
+        t += 1000
+        model.advance(t)
+    model.set_drive(physics.WIRING["motor_a"], 0.0)
+    model.advance(t + 200_000)
+    assert model.beam and model.cards == 40
+    model.command("unjam")
+    assert not model.beam and model.cards == 39 and model.progress == 0.0
+    assert reports[-1] == {"hw": "card", "left": 39}
+    model.command("unjam")  # nothing sticks out now: nothing changes
+    assert model.cards == 39

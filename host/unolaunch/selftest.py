@@ -209,6 +209,14 @@ def _sensor_check(session: _Session) -> None:
     # A card may still be settling after the motor pulse: give it a moment to clear.
     first = session.wait_inputs(lambda i: i.get("beam") == "clear", 2.0)
     if first is None:
+        # the forward pulse can stop with a card part way out, in the beam
+        session.person.tell(
+            "Card sensor: the beam is blocked. If a card sticks out of the launcher's mouth "
+            "(the motor pulse can push one part way out), pull it out "
+            f"(within {session.timeout_s:g} s)."
+        )
+        first = session.wait_inputs(lambda i: i.get("beam") == "clear", session.timeout_s)
+    if first is None:
         session.record(
             "card sensor",
             FAIL,

@@ -31,7 +31,7 @@ the cable (-v adds the motor's speed, the buzzer and the LED).
 Standard input takes one command a line:
   press          press and release the launcher's button
   hold MS        hold the button down for MS milliseconds
-  jam / unjam    jam the card path / clear it
+  jam / unjam    jam the card path / clear it (unjam also pulls out a card left in the mouth)
   load N         refill: the magazine now holds N cards
   unplug         pull the USB cable (the board loses power, the device disappears)
   replug         plug it back in (a new device appears; --link follows it)

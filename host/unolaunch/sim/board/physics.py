@@ -282,14 +282,15 @@ class Launcher:
                 self.report({"hw": "jammed"})
                 self._set_beam(True)
         elif cmd == "unjam":
-            if self.jammed:
-                self.jammed = False
-                if self.cards > 0:
-                    # the stuck card is pulled out by hand
-                    self.cards -= 1
-                    self.progress = 0.0
-                    self.report({"hw": "card", "left": self.cards})
-                self._set_beam(self._beam())
+            # the card path is cleared by hand: a stuck card, or one the roller left
+            # sticking out of the mouth (in the beam), is pulled out
+            stuck = self.jammed or (self.cards > 0 and self.progress >= BEAM_FROM)
+            self.jammed = False
+            if stuck and self.cards > 0:
+                self.cards -= 1
+                self.progress = 0.0
+                self.report({"hw": "card", "left": self.cards})
+            self._set_beam(self._beam())
         elif cmd == "load" and arg is not None:
             try:
                 self.cards = max(0, int(arg))
