@@ -80,27 +80,35 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=rank)  # stable: the order within each group is kept
 
 
+def deschedule(pid: int, stop_ms: float, run_ms: float, until: Callable[[], bool]) -> None:
+    """Stop process ``pid`` for 0..2*stop_ms (at random) after every run_ms it runs, as a
+    loaded machine deschedules it, until ``until()`` or the process is gone; it is left
+    running."""
+    while not until():
+        try:
+            os.kill(pid, signal.SIGSTOP)
+            time.sleep(stop_ms * 2 * random.random() / 1000)
+            os.kill(pid, signal.SIGCONT)
+        except ProcessLookupError:
+            return
+        time.sleep(run_ms / 1000)
+
+
 def _deschedule_every_board(stop_ms: float, run_ms: float) -> None:
-    """Stop each unix-board process this pytest starts for 0..2*stop_ms (at random) after
-    every run_ms it runs, as a loaded machine deschedules it: a stress mode that finds the
-    races CI meets once in ten runs (``UNOLAUNCH_TEST_DESCHEDULE=STOP_MS,RUN_MS``)."""
+    """Run :func:`deschedule` on each unix-board process this pytest starts: a stress mode
+    for the races CI meets only now and then (``UNOLAUNCH_TEST_DESCHEDULE=STOP_MS,RUN_MS``)."""
     from unolaunch.sim.unixport import UnixPortProcess
 
     spawn = UnixPortProcess.spawn.__func__  # type: ignore[attr-defined]
 
-    def jitter(child: UnixPortProcess) -> None:
-        while child.proc.poll() is None:
-            try:
-                os.kill(child.pid, signal.SIGSTOP)
-                time.sleep(stop_ms * 2 * random.random() / 1000)
-                os.kill(child.pid, signal.SIGCONT)
-            except ProcessLookupError:
-                return
-            time.sleep(run_ms / 1000)
-
     def descheduled_spawn(cls: type[UnixPortProcess], *args: Any, **kwargs: Any) -> Any:
         child = spawn(cls, *args, **kwargs)
-        threading.Thread(target=jitter, args=(child,), daemon=True).start()
+
+        def ended() -> bool:
+            return child.proc.poll() is not None
+
+        jitter = (child.pid, stop_ms, run_ms, ended)
+        threading.Thread(target=deschedule, args=jitter, daemon=True).start()
         return child
 
     UnixPortProcess.spawn = classmethod(descheduled_spawn)  # type: ignore[method-assign,assignment]

@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
-import signal
 import threading
 import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from conftest import deschedule
 from fw_fakes import FIRMWARE  # noqa: F401  (puts firmware/ on sys.path)
 from fw_harness import load_examples, matches
 from launcher.config import DEFAULTS
@@ -185,26 +184,17 @@ def test_empty_magazine_fault() -> None:
 
 
 @contextlib.contextmanager
-def _descheduled(pid: int, stop_ms: float = 15, run_ms: float = 5) -> Iterator[None]:
-    """The board's process stopped for `stop_ms` of every `stop_ms + run_ms`, as a loaded
-    machine deschedules it: the firmware's clock runs on while it is stopped."""
+def _descheduled(pid: int) -> Iterator[None]:
+    """The board's process stopped for 0-30 ms after every 5 ms it runs, as a loaded machine
+    deschedules it: the firmware's clock runs on while it is stopped."""
     done = threading.Event()
-
-    def jitter() -> None:
-        while not done.is_set():
-            os.kill(pid, signal.SIGSTOP)
-            time.sleep(stop_ms / 1000)
-            os.kill(pid, signal.SIGCONT)
-            time.sleep(run_ms / 1000)
-
-    thread = threading.Thread(target=jitter, daemon=True)
+    thread = threading.Thread(target=deschedule, args=(pid, 15, 5, done.is_set), daemon=True)
     thread.start()
     try:
         yield
     finally:
         done.set()
         thread.join()
-        os.kill(pid, signal.SIGCONT)
 
 
 def test_a_descheduled_board_sees_every_card_in_time() -> None:
