@@ -14,24 +14,13 @@ from typing import Any
 import pytest
 from rich.console import Console
 from table_pty import Player
+from test_table_parse import ATK, PP, P, one  # the contexts and helper the parse tests use
 from unolaunch.cards import card_code, deck_composition
 from unolaunch.table.app import Table
 from unolaunch.table.journal import Journal
-from unolaunch.table.parse import Context, Move, ParseError, complete, help_text, parse
+from unolaunch.table.parse import Context, ParseError, complete, help_text, parse
 from unolaunch.table.screen import View, card_names, render
 from unolaunch.table.session import Session
-
-P = ("Ann", "Bob", "Cy")
-ATK = Context("attack", P, "Ann", ("play", "press"), "green", "g3")
-MK = Context("mario-kart", P, "Bob", ("play", "draw"), "red", "r3")
-PP = Context("pocket-pizza", ("Ann", "Bob"), "Bob", ("play", "draw"), "yellow", "y2")
-
-
-def one(text: str, ctx: Context = ATK) -> dict[str, Any]:
-    parsed = parse(text, ctx)
-    assert isinstance(parsed, Move), parsed
-    assert len(parsed.actions) == 1
-    return parsed.actions[0]
 
 
 def refused(text: str, ctx: Context = ATK) -> str:

@@ -42,7 +42,7 @@ from unolaunch.table.parse import (
     table_command,
 )
 from unolaunch.table.screen import VARIANT_TITLES, View, card_name, card_names, render
-from unolaunch.table.session import Session, TableError
+from unolaunch.table.session import Session, TableError, actions_in_effect
 
 PROMPT_SUFFIX = "> "
 
@@ -663,16 +663,8 @@ _LOSES_TURN = frozenset({"ATK-4", "ATK-11", "ATK-14", "ATK-17"})
 def keep_uno_said(session: Session) -> None:
     """After an undo, who said UNO (COM-6) is what the actions still in effect say — not
     forgotten (the screen showed a said UNO as a bare ``1 (1)``)."""
-    stack: list[dict[str, Any] | None] = []
-    for e in session.journal.entries(session.id):
-        if e.kind == "action":
-            stack.append(e.data)
-        elif e.kind == "deal":
-            stack.append(None)
-        elif e.kind == "undo":
-            del stack[len(stack) - int(e.data.get("n", 1)) :]
     said: set[str] = set()
-    for data in stack:
+    for data in actions_in_effect(session.journal.entries(session.id)):
         if data is None:
             said = set()
         elif data.get("play") and data.get("uno"):

@@ -447,8 +447,8 @@ def arming_for(game: Game) -> Arming | None:
     return Arming(aw["by"], 1)  # ATK-5: a normal turn's press
 
 
-def _last_action(entries: Sequence[Any]) -> dict[str, Any] | None:
-    """The last action still in effect after the journal's undos (None after a deal)."""
+def actions_in_effect(entries: Sequence[Any]) -> list[dict[str, Any] | None]:
+    """The journal's actions still in effect after its undos, in order (None for a deal)."""
     stack: list[dict[str, Any] | None] = []
     for e in entries:
         if e.kind == "action":
@@ -457,6 +457,12 @@ def _last_action(entries: Sequence[Any]) -> dict[str, Any] | None:
             stack.append(None)
         elif e.kind == "undo":
             del stack[len(stack) - int(e.data.get("n", 1)) :]
+    return stack
+
+
+def _last_action(entries: Sequence[Any]) -> dict[str, Any] | None:
+    """The last action still in effect after the journal's undos (None after a deal)."""
+    stack = actions_in_effect(entries)
     return stack[-1] if stack else None
 
 
