@@ -308,3 +308,14 @@ def test_whatever_the_board_answers_only_unolaunch_errors_come_out(
         except UnolaunchError as exc:
             outcomes.add(type(exc).__name__)
     assert "ok" in outcomes and len(outcomes) > 1  # both paths were exercised
+
+
+def test_an_event_that_never_comes_is_named_plainly() -> None:
+    """Issue 19: wait_for said "no reply from the launcher on P to waiting for the awaited
+    event"; it says which event did not come."""
+    from unolaunch.link import NoEventError
+
+    err = NoEventError("/dev/ttyACM0", "'eject' event", 20.0)
+    assert isinstance(err, NoReplyError)
+    assert err.detail == "the launcher on /dev/ttyACM0 sent no 'eject' event within 20 s"
+    assert "to waiting for" not in str(err)

@@ -39,6 +39,7 @@ from unolaunch.link.errors import (
     FaultError,
     IncompatibleFirmwareError,
     LinkError,
+    NoEventError,
     NoReplyError,
     PortBusyError,
     PortNotFoundError,
@@ -401,8 +402,8 @@ class LauncherClient:
         while True:
             event = self.next_event(max(0.0, deadline - time.monotonic()))
             if event is None:
-                name = what if isinstance(what, str) else "the awaited event"
-                raise NoReplyError(self.port, f"waiting for {name}", limit, self._seen())
+                name = f"'{what}' event" if isinstance(what, str) else "event of those awaited"
+                raise NoEventError(self.port, name, limit, self._seen())
             if match(event):
                 return event
 
