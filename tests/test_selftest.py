@@ -252,7 +252,7 @@ def test_without_a_terminal_and_without_yes_it_says_how_to_run(
     # The board was handed back: the launcher answers again.
     from unolaunch.flash import hello
 
-    assert hello(sim.port)["protocol"] == 2
+    assert hello(sim.port)["protocol"] == 3
 
 
 def test_no_board(run_cli: RunCli, tmp_path: Path) -> None:

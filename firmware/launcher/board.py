@@ -198,6 +198,12 @@ def replay(data):
     return True
 
 
+def boot_id():
+    """A random number for this boot (1..2^30-1), never the simulator's fixed seed: a host
+    must never take a reset for the same boot going on (protocol 3, `boot`)."""
+    return (int.from_bytes(os.urandom(4), "little") & 0x3FFFFFFF) or 1
+
+
 def random_seed():
     """The pattern's seed: the simulated board's (`unolaunch sim --seed`) if it has one, so
     that a seeded simulator repeats its presses; else 32 bits of hardware entropy."""

@@ -129,6 +129,17 @@ class CommandError(LinkError):
         return ""
 
 
+class EventLogGone(CommandError):
+    """``events since`` asked for events the launcher no longer keeps (``gone``: its ring
+    was overwritten); ``oldest`` is the first it still has."""
+
+    @property
+    def oldest(self) -> int:
+        """The first ``seq`` the launcher still keeps."""
+        value = self.reply.get("oldest")
+        return value if isinstance(value, int) else 0
+
+
 class FaultError(CommandError):
     """The launcher is in a fault state (jam, empty magazine...): clear it with ``stop``."""
 

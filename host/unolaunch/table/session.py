@@ -217,8 +217,14 @@ class Session:
             "finished": g.game_over,
         }
 
-    def apply(self, action: Mapping[str, Any]) -> list[Effect]:
+    def apply(
+        self, action: Mapping[str, Any], event: Mapping[str, Any] | None = None
+    ) -> list[Effect]:
         """Apply one action and journal it; ``IllegalMoveError`` leaves everything as it was.
+
+        ``event``: the launcher event (``boot``, ``seq``, ``event``…) the action applies;
+        its mark is journaled in the same transaction (:meth:`launcher_mark`), so that after
+        a crash the event is applied again if and only if the action was not stored.
 
         Table facts that cannot be true of the hands the table knows are refused first with
         :class:`TableError` (a round-end hand that does not fit its size, COM-8; a Discard
@@ -227,8 +233,11 @@ class Session:
         with self.lock:
             self._check_facts(data)
             effects = self.game.apply(data)
+            items: list[tuple[str, dict[str, Any]]] = [("action", data)]
+            if event is not None:
+                items.append(("note", {"launcher_event": event_mark(event)}))
             try:
-                self.journal.append(self.id, "action", data, **self._summary())
+                self.journal.append_many(self.id, items, **self._summary())
             except BaseException:
                 self.game.undo()
                 raise
@@ -277,6 +286,24 @@ class Session:
             self._changed("deal", {})
             return effects
 
+    def mark_launcher(self, event: Mapping[str, Any]) -> None:
+        """Journal that the launcher event ``event`` was taken in (one that changes no game
+        state: a fault, a foul, the launcher's position when the table connected)."""
+        with self.lock:
+            self.journal.append(
+                self.id, "note", {"launcher_event": event_mark(event)}, **self._summary()
+            )
+
+    def launcher_mark(self) -> dict[str, Any] | None:
+        """The last launcher event this game took in (``boot``, ``seq``, ``event``), or
+        None: on ``--resume`` the table asks the launcher for every event after it."""
+        with self.lock:
+            for e in reversed(self.journal.entries(self.id)):
+                mark = e.data.get("launcher_event") if e.kind == "note" else None
+                if isinstance(mark, dict) and isinstance(mark.get("seq"), int):
+                    return mark
+        return None
+
     def note(self, data: Mapping[str, Any]) -> None:
         """Keep in the journal something that happened at the table but is no action of
         the game — a foul, a launcher fault, a press that did not fit (``history`` shows
@@ -314,10 +341,13 @@ class Session:
             self._changed("action", amended)
             return effects
 
-    def correct(self, player: str, size: int) -> list[Effect]:
-        """Correct a hand size (journaled and undoable)."""
+    def correct(
+        self, player: str, size: int, event: Mapping[str, Any] | None = None
+    ) -> list[Effect]:
+        """Correct a hand size (journaled and undoable); ``event``: the launcher event it
+        applies (a ``stray``), as for :meth:`apply`."""
         by = (self.game.awaiting or {}).get("by") or player
-        return self.apply({"by": by, "correct": {player: size}})
+        return self.apply({"by": by, "correct": {player: size}}, event=event)
 
     def reveal(self, left: Mapping[str, list[str] | int]) -> list[Effect]:
         """Round end: the cards (a list of codes) or point total left in each other hand
@@ -458,6 +488,15 @@ def actions_in_effect(entries: Sequence[Any]) -> list[dict[str, Any] | None]:
         elif e.kind == "undo":
             del stack[len(stack) - int(e.data.get("n", 1)) :]
     return stack
+
+
+def event_mark(event: Mapping[str, Any]) -> dict[str, Any]:
+    """What the journal keeps of a launcher event: its boot and number, its name and
+    whether it was caught up after the table was away (``history`` says so)."""
+    mark = {k: event.get(k) for k in ("boot", "seq", "event")}
+    if event.get("caught_up"):
+        mark["caught_up"] = True
+    return mark
 
 
 def _last_action(entries: Sequence[Any]) -> dict[str, Any] | None:
