@@ -16,8 +16,8 @@ from launcher.config import DEFAULTS
 from launcher.pattern import Pattern, Rng, fire_rate
 from test_fw_pattern_stats import chi2_sf
 from unolaunch.bots import RoundFigures, make_bot, play_game
-from unolaunch.commands.simulate import TimeModel, game_seed, simulate
 from unolaunch.rules import Game, ListLauncher, PatternLauncher
+from unolaunch.simulation import TimeModel, game_seed, simulate
 
 TIMING_KEYS = {
     "seconds", "cpu_seconds", "games_per_second", "actions_per_second", "actions_per_cpu_second",
@@ -247,7 +247,7 @@ def test_plan_jobs_run_anywhere_and_merge_to_the_same_figures() -> None:
     # planned jobs, merged in any order, gives simulate's figures.
     from concurrent.futures import ProcessPoolExecutor
 
-    from unolaunch.commands.simulate import plan, play_games
+    from unolaunch.simulation import plan, play_games
 
     def figures(d: dict[str, object]) -> dict[str, object]:
         return {k: v for k, v in d.items() if k not in TIMING_KEYS}
