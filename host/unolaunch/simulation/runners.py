@@ -13,6 +13,7 @@ import re
 import signal
 import sys
 import time
+import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from multiprocessing import get_all_start_methods, get_context
@@ -222,10 +223,12 @@ def open_runner(
     with _quiet_dask():
         cluster = None
         if address == "local":
-            cluster = cluster_cls(
-                n_workers=max(1, workers), threads_per_worker=1, processes=True,
-                dashboard_address=None,
-            )  # fmt: skip
+            with warnings.catch_warnings():  # "port 8787 in use" when two clusters run
+                warnings.simplefilter("ignore")
+                cluster = cluster_cls(
+                    n_workers=max(1, workers), threads_per_worker=1, processes=True,
+                    dashboard_address=":0",
+                )  # fmt: skip
         try:
             try:
                 client = client_cls(cluster if cluster is not None else address, timeout=timeout)
