@@ -135,3 +135,46 @@ def test_progress_bar_on_a_terminal() -> None:
     assert child.exitstatus == 0, out
     assert "mario-kart: playing" in out and "100%" in out  # the bar, to its end
     assert "60 games" in out and "on 2 workers" in out  # then the report
+
+
+def test_the_docs_recipe_a_scheduler_and_workers_then_one_command(run_cli: RunCli) -> None:
+    # docs/rules-engine.md: 'dask scheduler' on one machine, 'dask worker ADDRESS' on each,
+    # then simulate --scheduler ADDRESS. Here all on this machine, as separate processes.
+    import time
+
+    address = _dead_address()
+    port = address.rsplit(":", 1)[1]
+    env = cli_env()
+    started = []
+    try:
+        started.append(subprocess.Popen(
+            [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
+             "--port", port, "--no-dashboard"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
+        ))  # fmt: skip
+        started.append(subprocess.Popen(
+            [sys.executable, "-m", "distributed.cli.dask_worker", address, "--nworkers", "2",
+             "--nthreads", "1", "--no-dashboard"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
+        ))  # fmt: skip
+        table = ("simulate", "--variant", "attack", "--players", "4", "--bot", "heuristic",
+                 "--games", "24", "--seed", "3", "--json")  # fmt: skip
+        for _ in range(60):  # until both workers have joined
+            proc = run_cli(*table, "--scheduler", address)
+            if proc.returncode == 0 and json.loads(proc.stdout)["workers"] == 2:
+                break
+            time.sleep(1)
+        assert proc.returncode == 0, proc.stderr
+        a = json.loads(proc.stdout)
+        assert a["workers"] == 2
+        one = run_cli(*table, "--workers", "1")
+        assert _figures(a) == _figures(json.loads(one.stdout))
+    finally:
+        for p in reversed(started):
+            p.terminate()
+        for p in started:
+            try:
+                p.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
