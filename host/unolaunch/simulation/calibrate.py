@@ -190,8 +190,8 @@ def calibrate(
                 if gap > pause_s:
                     pauses["reload"] += 1
                 elif gap >= 0:  # the next action's own time is taken out below
-                    motor = _motor_s(model, cur.data.get("cards")) if kind == "press" else 0.0
-                    reload_gaps.append((gap - motor, kind))
+                    run_s = _motor_s(model, cur.data.get("cards")) if kind == "press" else 0.0
+                    reload_gaps.append((gap - run_s, kind))
                 continue
             if _kind(prev) is None or prev.seq in undone or gap < 0:
                 continue
