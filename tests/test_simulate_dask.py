@@ -178,3 +178,21 @@ def test_the_docs_recipe_a_scheduler_and_workers_then_one_command(run_cli: RunCl
             except subprocess.TimeoutExpired:
                 p.kill()
                 p.wait()
+
+
+def test_ctrl_c_stops_the_cluster_without_a_traceback() -> None:
+    import os
+    import signal
+    import time
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "unolaunch", "simulate", "--variant", "attack", "--players", "4",
+         "--bot", "heuristic", "--games", "100000", "--scheduler", "local", "--workers", "2"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=cli_env(),
+        start_new_session=True,
+    )  # fmt: skip
+    time.sleep(8)  # the cluster is up and playing
+    os.killpg(proc.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the whole process group
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert err == "unolaunch: interrupted\n"  # nothing from Dask's workers either

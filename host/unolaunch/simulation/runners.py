@@ -12,6 +12,7 @@ import os
 import re
 import signal
 import sys
+import threading
 import time
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -192,11 +193,33 @@ def _quiet_dask() -> Iterator[None]:
     levels = [lg.level for lg in loggers]
     for lg in loggers:
         lg.setLevel(logging.CRITICAL)
+    # A local cluster's worker processes read Dask's logging settings from the environment
+    # as they start (a task cancelled by Ctrl-C is no news either).
+    env = "DASK_LOGGING__DISTRIBUTED"
+    before = os.environ.get(env)
+    os.environ[env] = "critical"
     try:
         yield
     finally:
         for lg, level in zip(loggers, levels, strict=True):
             lg.setLevel(level)
+        if before is None:
+            os.environ.pop(env, None)
+        else:
+            os.environ[env] = before
+
+
+@contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """SIGINT ignored while the block runs (processes started in it keep ignoring it)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 @contextmanager
@@ -223,7 +246,9 @@ def open_runner(
     with _quiet_dask():
         cluster = None
         if address == "local":
-            with warnings.catch_warnings():  # "port 8787 in use" when two clusters run
+            # "port 8787 in use" when two clusters run; and the workers start with Ctrl-C
+            # ignored (inherited), as a pool's: it is this process's to handle.
+            with warnings.catch_warnings(), _sigint_ignored():
                 warnings.simplefilter("ignore")
                 cluster = cluster_cls(
                     n_workers=max(1, workers), threads_per_worker=1, processes=True,
