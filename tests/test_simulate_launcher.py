@@ -282,3 +282,24 @@ def test_ctrl_c_stops_the_workers_without_a_traceback() -> None:
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130
     assert err == "unolaunch: interrupted\n"
+
+
+def test_issue19_workers_do_not_fork_from_a_threaded_process() -> None:
+    # Python 3.12+ warns (DeprecationWarning) when a process with threads forks: a thread
+    # Python's threading module does not list (a C library's) counts too.
+    import _thread
+
+    from unolaunch.simulation.runners import pool_context
+
+    lock = _thread.allocate_lock()
+    lock.acquire()
+    _thread.start_new_thread(lock.acquire, ())
+    try:
+        assert pool_context().get_start_method() != "fork"
+        two = simulate("mario-kart", 2, 16, 3, ["random"], workers=2).to_json()
+    finally:
+        lock.release()
+    one = simulate("mario-kart", 2, 16, 3, ["random"], workers=1).to_json()
+    assert {k: v for k, v in two.items() if k not in TIMING_KEYS} == {
+        k: v for k, v in one.items() if k not in TIMING_KEYS
+    }
