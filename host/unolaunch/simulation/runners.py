@@ -8,6 +8,7 @@ plans a run, plays it on a runner and merges the parts.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
@@ -109,7 +110,8 @@ class DaskRunner:
                     ) from None
                 yield result
         finally:
-            self.client.cancel(futures)
+            with contextlib.suppress(Exception):  # the cluster may be gone already
+                self.client.cancel(futures)
 
 
 def _version() -> str:
@@ -250,18 +252,26 @@ def open_runner(
             # ignored (inherited), as a pool's: it is this process's to handle.
             with warnings.catch_warnings(), _sigint_ignored():
                 warnings.simplefilter("ignore")
-                cluster = cluster_cls(
-                    n_workers=max(1, workers), threads_per_worker=1, processes=True,
-                    dashboard_address=":0",
-                )  # fmt: skip
+                try:
+                    cluster = cluster_cls(
+                        n_workers=max(1, workers), threads_per_worker=1, processes=True,
+                        dashboard_address=":0",
+                    )  # fmt: skip
+                except Exception as exc:
+                    raise UnolaunchError(
+                        f"--scheduler local: cannot start a Dask cluster on this machine "
+                        f"({type(exc).__name__}: {str(exc)[:160]}); try --workers instead"
+                    ) from None
         try:
             try:
                 client = client_cls(cluster if cluster is not None else address, timeout=timeout)
             except Exception as exc:  # refused, timed out, or something else answered
+                detail = f"{type(exc).__name__}: {str(exc)[:120]}"
+                why = "" if "Timed out" in str(exc) else f" ({detail})"
                 raise UnolaunchError(
                     f"--scheduler {address}: no Dask scheduler answers there within "
-                    f"{timeout:g} s ({type(exc).__name__}: {str(exc)[:120]}); start one with "
-                    "'dask scheduler' and check the address it prints"
+                    f"{timeout:g} s{why}; start one with 'dask scheduler' and check the "
+                    "address it prints"
                 ) from None
             try:
                 runner = DaskRunner(client, "a local cluster" if cluster else address)
