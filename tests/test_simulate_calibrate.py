@@ -238,3 +238,31 @@ def test_tune_calibrates_too(
 def test_bad_calibration_arguments_exit_2(run_cli: RunCli, args: list[str], message: str) -> None:
     proc = run_cli("simulate", *args)
     assert proc.returncode == 2 and message in proc.stderr
+
+
+def test_the_table_journals_an_empty_launcher_as_the_note_calibration_reads(
+    tmp_path: Path,
+) -> None:
+    # ATK-22 at a real table: the launcher reports a cardless burst with a clear beam and
+    # the table counts nothing inside; the table's front end keeps the warning as a note.
+    import io
+
+    from rich.console import Console
+    from test_table_launcher_faults import FakeLink, burst
+    from unolaunch.table.app import Table as TableApp
+    from unolaunch.table.launcher import LinkedLauncher
+    from unolaunch.table.session import Session
+
+    with Journal.open(tmp_path) as journal:
+        session = Session.start(journal, "attack", ["Ann", "Bob", "Cy"], {}, seed=1, dealer="Cy")
+        session.apply({"by": "Cy", "choose": {"top": "r5"}})
+        app = TableApp(session, console=Console(file=io.StringIO()))
+        launcher = LinkedLauncher(FakeLink(), session, app.remember)
+        launcher.sync()
+        stock = int(session.snapshot()["stock_size"])
+        session.apply({"by": "Ann", "correct": {"Ann": 7 + stock}})  # every card is out
+        launcher.handle(burst("Bob", 1, 0, 0, wanted=1))
+        launcher.handle({"event": "fault", "code": "jam", "message": "...", "n": 1,
+                         "player": "Bob", "beam": "clear"})  # fmt: skip
+        notes = [e.data for e in journal.entries(session.id) if e.kind == "note"]
+    assert any(n.get("notice") == EMPTY_NOTICE for n in notes), notes
