@@ -159,9 +159,13 @@ def test_the_docs_recipe_a_scheduler_and_workers_then_one_command(run_cli: RunCl
         ))  # fmt: skip
         table = ("simulate", "--variant", "attack", "--players", "4", "--bot", "heuristic",
                  "--games", "24", "--seed", "3", "--json")  # fmt: skip
-        for _ in range(60):  # until both workers have joined
+        deadline = time.monotonic() + 90
+        while True:  # until both workers have joined
+            assert started[0].poll() is None, "the scheduler did not start"
             proc = run_cli(*table, "--scheduler", address)
             if proc.returncode == 0 and json.loads(proc.stdout)["workers"] == 2:
+                break
+            if time.monotonic() > deadline:
                 break
             time.sleep(1)
         assert proc.returncode == 0, proc.stderr
@@ -191,8 +195,13 @@ def test_ctrl_c_stops_the_cluster_without_a_traceback() -> None:
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=cli_env(),
         start_new_session=True,
     )  # fmt: skip
-    time.sleep(8)  # the cluster is up and playing
-    os.killpg(proc.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the whole process group
-    _, err = proc.communicate(timeout=60)
+    try:
+        time.sleep(8)  # the cluster is up and playing
+        os.killpg(proc.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the whole process group
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:  # never left playing
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
     assert proc.returncode == 130
     assert err == "unolaunch: interrupted\n"  # nothing from Dask's workers either
