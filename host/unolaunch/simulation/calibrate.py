@@ -146,9 +146,9 @@ def _undone(entries: Sequence[Entry]) -> set[int]:
                 out.add(e.seq)
             after_undo = False
         elif e.kind == "undo":
-            n = int(e.data.get("n", 1))
-            out.update(stack[len(stack) - n :])
-            del stack[len(stack) - n :]
+            keep = max(0, len(stack) - int(e.data.get("n", 1)))
+            out.update(stack[keep:])
+            del stack[keep:]
             after_undo = True
     return out
 
