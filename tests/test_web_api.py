@@ -95,12 +95,14 @@ class WebGame:
         return [e.data for e in self.session.journal.entries(self.session.id)]
 
 
-def _serve(tmp_path: Path, variant: str = "attack", **options: Any) -> Iterator[WebGame]:
+def _serve(
+    tmp_path: Path, variant: str = "attack", log_path: Path | None = None, **options: Any
+) -> Iterator[WebGame]:
     with Journal.open(tmp_path / "data") as journal:
         session = Session.start(journal, variant, list(PLAYERS), options, seed=5, dealer="Cy")
         out = io.StringIO()
         table = Table(session, console=Console(file=out, width=100, highlight=False))
-        server = WebServer(TableFront(table), "127.0.0.1", 0).start()
+        server = WebServer(TableFront(table), "127.0.0.1", 0, log_path).start()
         try:
             yield WebGame(session, table, server, out)
         finally:

@@ -9,11 +9,13 @@ import random
 import shlex
 import sys
 from contextlib import ExitStack
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 
 from unolaunch.commands import seed
+from unolaunch.web.address import WEB_LOG_HELP
 
 HELP = "bots play UNO Attack against the simulated launcher"
 DESCRIPTION = """\
@@ -64,6 +66,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         f"{WEB_PACE_S} s a step so that people can follow; 127.0.0.1 unless HOST is given). "
         "Needs: pip install 'unolaunch[web]'",
     )
+    parser.add_argument("--web-log", metavar="FILE", help=WEB_LOG_HELP)
     from unolaunch.sim import add_board_arguments
 
     add_board_arguments(parser)
@@ -104,11 +107,13 @@ def run(args: argparse.Namespace) -> int:
 
     with ExitStack() as stack:
         if bind is not None:
-            from unolaunch.web.server import serve_demo
+            from unolaunch.table.journal import data_dir
+            from unolaunch.web.server import LOG_NAME, serve_demo
 
             say = functools.partial(console.print, soft_wrap=True, markup=False)
+            web_log = Path(args.web_log).expanduser() if args.web_log else data_dir() / LOG_NAME
             front = stack.enter_context(
-                serve_demo(NAMES[: args.players], *bind, say=say, pace=WEB_PACE_S)
+                serve_demo(NAMES[: args.players], *bind, say=say, pace=WEB_PACE_S, log_path=web_log)
             )
         try:
             result = run_demo(

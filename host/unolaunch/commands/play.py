@@ -5,11 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 from contextlib import ExitStack
+from pathlib import Path
 from typing import Any
 
 from unolaunch.errors import UnolaunchError, UsageError
 from unolaunch.table.journal import DATA_DIR_ENV, Journal
-from unolaunch.web.address import WEB_HELP
+from unolaunch.web.address import WEB_HELP, WEB_LOG_HELP
 
 HELP = "keep score at the table (and drive the launcher)"
 DESCRIPTION = f"""\
@@ -71,6 +72,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="continue a saved game (default: the latest unfinished one)",
     )
     parser.add_argument("--web", metavar="[HOST:]PORT", help=WEB_HELP)
+    parser.add_argument("--web-log", metavar="FILE", help=WEB_LOG_HELP)
     parser.add_argument("--seed", type=int, help=argparse.SUPPRESS)
     from unolaunch.sim import add_board_arguments
 
@@ -168,7 +170,8 @@ def run(args: argparse.Namespace) -> int:
         if bind is not None:  # the browser pages: a second front end of this session
             from unolaunch.web.server import serve_table
 
-            notify = held.enter_context(serve_table(table, *bind)).notify
+            log = Path(args.web_log).expanduser() if args.web_log else None
+            notify = held.enter_context(serve_table(table, *bind, log_path=log)).notify
         if port and port != "none" and session.variant == "attack":
             from unolaunch.link import LinkError
             from unolaunch.table.launcher import connect

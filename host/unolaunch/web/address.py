@@ -19,6 +19,11 @@ WEB_HELP = (
     "Needs: pip install 'unolaunch[web]'"
 )
 
+WEB_LOG_HELP = (
+    "where the web server writes what went wrong (bad requests, errors): never the "
+    "terminal (default: web.log in the data folder)"
+)
+
 
 def parse_bind(text: str) -> tuple[str, int]:
     """``--web [HOST:]PORT`` -> (host, port); the host defaults to 127.0.0.1 (this

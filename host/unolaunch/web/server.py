@@ -13,12 +13,20 @@ Routes (all same-origin, nothing loaded from elsewhere):
 ``GET /api/me``
     with the player's secret: ``{"player": NAME}``.
 ``POST /api/action``
-    with the player's secret (``Authorization: Bearer SECRET``, or ``"secret"`` in the
-    body): one action in the scenario format's JSON (``{"by": "Ann", "play": "r5"}``).
-    401 without a secret, 403 with a wrong one or for another player, 413 for a body over
-    :data:`MAX_BODY` bytes, 415 for anything but JSON, 400 for a malformed action, 409
+    with the player's secret (``Authorization: Bearer SECRET``, checked before the body
+    is read; or ``"secret"`` in the body): one action in the scenario format's JSON
+    (``{"by": "Ann", "play": "r5"}``). 401 without a secret, 403 with a wrong one or for
+    another player, 413 for a body over :data:`MAX_BODY` bytes, 415 for anything but
+    JSON, 400 for a malformed action (or JSON nested deeper than :data:`MAX_DEPTH`), 409
     for an action the rules refuse (with the terminal's message); 200 (202 for a press of
     the simulated button) when it was carried out.
+
+Nothing the server does is ever printed over the game's terminal: what goes wrong (a
+malformed request, a bug) is answered with a status and one line (400, 413, 421, 431,
+500) and written to the server's own log file (:class:`WebServer`'s ``log_path``: the
+data folder's ``web.log``, or ``--web-log``). Requests must name this server in their
+``Host`` header (an address, ``localhost`` or this computer's name): a page of another
+site that rebinds its DNS name to this address cannot read the game.
 
 The server runs aiohttp on an event loop of its own thread (:class:`WebServer`); the game
 is changed only through the front end (:mod:`unolaunch.web.front`), in a worker thread,
@@ -29,21 +37,31 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import hmac
+import ipaddress
 import json
+import logging
 import secrets
+import socket
 import threading
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from importlib import resources
+from pathlib import Path
 from typing import Any, Protocol
 
 from aiohttp import web
+from aiohttp.http_exceptions import LineTooLong
 
 from unolaunch.errors import UnolaunchError
 from unolaunch.web.address import is_loopback, lan_address
 
 #: The largest request body accepted (an action is well under 1 KB).
 MAX_BODY = 4096
+#: The deepest nesting of arrays and objects accepted in a body (an action needs 3).
+MAX_DEPTH = 8
+#: The most request headers accepted (a browser sends about 15).
+MAX_HEADERS = 100
 #: Seconds between keep-alive comments on an idle event stream.
 PING_S = 15.0
 #: Bytes of randomness in a player's secret (128 bits: no guess finds one).
@@ -60,15 +78,141 @@ _SECURITY_HEADERS = {
     "Referrer-Policy": "no-referrer",
     "Cross-Origin-Opener-Policy": "same-origin",
     "Cross-Origin-Resource-Policy": "same-origin",
+    "Permissions-Policy": (
+        "camera=(), microphone=(), geolocation=(), payment=(), usb=(), serial=(), "
+        "bluetooth=(), midi=(), display-capture=()"
+    ),
 }
 
 
 def _secure(response: web.StreamResponse) -> web.StreamResponse:
-    """The same-origin, no-frames, no-sniffing, no-cache headers of every response."""
+    """The same-origin, no-frames, no-sniffing headers of every response; no-store unless
+    the response says how it may be cached (the static files)."""
     for k, v in _SECURITY_HEADERS.items():
         response.headers.setdefault(k, v)
     response.headers.setdefault("Cache-Control", "no-store")
     return response
+
+
+def json_depth(raw: bytes) -> int:
+    """How deeply the arrays and objects of the JSON text ``raw`` nest (brackets inside
+    strings do not count). Checked before parsing: a body of nested brackets would
+    otherwise exhaust the parser's recursion."""
+    depth = most = 0
+    in_string = escaped = False
+    for byte in raw:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:  # backslash
+                escaped = True
+            elif byte == 0x22:
+                in_string = False
+        elif byte == 0x22:
+            in_string = True
+        elif byte in (0x5B, 0x7B):  # [ {
+            depth += 1
+            most = max(most, depth)
+        elif byte in (0x5D, 0x7D):
+            depth -= 1
+    return most
+
+
+def _own_names() -> frozenset[str]:
+    """The names this computer answers to besides its addresses."""
+    names = {"localhost"}
+    with contextlib.suppress(OSError):
+        host = socket.gethostname().lower()
+        names |= {host, host + ".local", host + ".lan", socket.getfqdn().lower()}
+    return frozenset(n for n in names if n)
+
+
+def host_allowed(value: str, names: frozenset[str]) -> bool:
+    """True when the ``Host`` header ``value`` names this server: an IP address (a DNS
+    rebinding page always uses a name of its own) or one of ``names``, with any port."""
+    host = value.strip().lower()
+    if host.startswith("["):  # [::1]:8080
+        host = host[1:].partition("]")[0]
+    elif host.count(":") == 1:
+        host = host.partition(":")[0]
+    if not host:
+        return False
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return host.rstrip(".") in names
+    return True
+
+
+def server_log(path: Path | None) -> logging.Logger:
+    """The web server's own logger: into the file ``path`` (appended), or nowhere when
+    None. Never the terminal: the logger is not part of the logging tree, so nothing
+    reaches Python's last-resort handler on stderr."""
+    log = logging.Logger("unolaunch.web", logging.INFO)
+    handler: logging.Handler = logging.NullHandler()
+    if path is not None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            handler = logging.FileHandler(path, encoding="utf-8", delay=True)
+        except OSError:
+            handler = logging.NullHandler()
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+    log.addHandler(handler)
+    return log
+
+
+class _PlainResponse(web.Response):
+    """An error answer of the HTTP layer, without the ``Server`` header."""
+
+    async def _prepare_headers(self) -> None:
+        await super()._prepare_headers()
+        self.headers.popall("Server", None)
+
+
+class _QuietHandler(web.RequestHandler):
+    """aiohttp's connection handler whose error answers are one line (431 for a line or
+    header too long or too many headers, 400 for another malformed request, 500 for a
+    bug) and whose tracebacks go to the server's log only."""
+
+    def handle_error(
+        self,
+        request: web.BaseRequest,
+        status: int = 500,
+        exc: BaseException | None = None,
+        message: str | None = None,
+    ) -> web.StreamResponse:
+        self.logger.warning(
+            "error handling a request from %s: %s", request.remote, exc or message, exc_info=exc
+        )
+        if request.writer.output_size > 0:
+            raise ConnectionError("the answer was started already")
+        text = "the server could not answer this request (it is in the server's log)"
+        if isinstance(exc, LineTooLong) or "Too many headers" in str(exc or message or ""):
+            status, text = 431, "the request's address or headers are too long or too many"
+        elif status == 400:
+            text = "this request is not valid HTTP (e.g. a header twice, or a bad line)"
+        elif status != 500:
+            text = message or text
+        resp = _PlainResponse(status=status, text=text + "\n", content_type="text/plain")
+        _secure(resp)
+        resp.force_close()
+        return resp
+
+
+class _QuietServer(web.Server):
+    """aiohttp's low-level server, with :class:`_QuietHandler` for each connection."""
+
+    def __call__(self) -> web.RequestHandler:
+        return _QuietHandler(self, loop=self._loop, **self._kwargs)
+
+
+class _Runner(web.AppRunner):
+    """aiohttp's runner of an application, serving it with :class:`_QuietServer`."""
+
+    async def _make_server(self) -> web.Server:
+        server = await super()._make_server()
+        server.__class__ = _QuietServer
+        return server
 
 
 class Front(Protocol):
@@ -135,22 +279,59 @@ class Hub:
         return True
 
 
-def make_app(front: Front, keys: Secrets, hub: Hub) -> web.Application:
-    """The aiohttp application for ``front`` (see the module docstring for the routes)."""
+def make_app(
+    front: Front, keys: Secrets, hub: Hub, log: logging.Logger | None = None
+) -> web.Application:
+    """The aiohttp application for ``front`` (see the module docstring for the routes);
+    what goes wrong is written to ``log`` (:func:`server_log`), never printed."""
+    log = log or server_log(None)
+    names = _own_names()
 
     @web.middleware
     async def headers(
         request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
     ) -> web.StreamResponse:
+        if len(request.raw_headers) > MAX_HEADERS:
+            return _secure(
+                web.Response(status=431, text=f"at most {MAX_HEADERS} request headers\n")
+            )
+        if not host_allowed(request.headers.get("Host", ""), names):
+            log.warning("refused Host %r from %s", request.headers.get("Host"), request.remote)
+            return _secure(
+                web.Response(
+                    status=421,
+                    text="this server answers to its own address only: open the address "
+                    "the table printed (e.g. http://192.168.1.20:8080/)\n",
+                )
+            )
         try:
             response = await handler(request)
         except web.HTTPException as exc:
             _secure(exc)
             raise
+        except (asyncio.CancelledError, ConnectionError):
+            raise
+        except Exception:  # a bug: one line for the browser, the traceback in the log
+            log.exception("error answering %s %s", request.method, request.path)
+            return _secure(
+                web.json_response(
+                    {"ok": False, "error": "the server hit a problem (see its log, web.log)"},
+                    status=500,
+                )
+            )
         return _secure(response)
 
-    app = web.Application(middlewares=[headers], client_max_size=MAX_BODY)
+    async def no_server_header(request: web.Request, response: web.StreamResponse) -> None:
+        response.headers.popall("Server", None)
+
+    app = web.Application(middlewares=[headers], client_max_size=MAX_BODY, logger=log)
+    app.on_response_prepare.append(no_server_header)
     loop_state: dict[str, Any] = {"cache": (-1, {})}
+    static_files = {
+        name: resources.files("unolaunch.web").joinpath("static", name).read_bytes()
+        for name in _STATIC
+    }
+    versions = {name: hashlib.sha256(body).hexdigest()[:12] for name, body in static_files.items()}
 
     async def state_now() -> dict[str, Any]:
         version, cached = loop_state["cache"]
@@ -162,9 +343,11 @@ def make_app(front: Front, keys: Secrets, hub: Hub) -> web.Application:
         loop_state["cache"] = (seen, state)
         return dict(state)
 
-    def page(name: str) -> web.Response:
+    def page(name: str, status: int = 200) -> web.Response:
         body = resources.files("unolaunch.web").joinpath("static", name).read_text("utf-8")
-        return web.Response(text=body, content_type="text/html", charset="utf-8")
+        for asset, version in versions.items():  # a new version is a new address
+            body = body.replace(f'"/static/{asset}"', f'"/static/{asset}?v={version}"')
+        return web.Response(text=body, content_type="text/html", charset="utf-8", status=status)
 
     async def table(request: web.Request) -> web.Response:
         return page("table.html")
@@ -179,12 +362,24 @@ def make_app(front: Front, keys: Secrets, hub: Hub) -> web.Application:
         return page("player.html")
 
     async def static(request: web.Request) -> web.Response:
+        # Cached: for a year at the versioned address the pages use (its content never
+        # changes), else revalidated with its ETag.
         name = request.match_info["name"]
         if name not in _STATIC:
             raise web.HTTPNotFound()
-        body = resources.files("unolaunch.web").joinpath("static", name).read_text("utf-8")
+        etag = f'"{versions[name]}"'
+        cache = (
+            "public, max-age=31536000, immutable"
+            if request.query.get("v") == versions[name]
+            else "no-cache"
+        )
+        headers = {"ETag": etag, "Cache-Control": cache}
+        if etag in request.headers.get("If-None-Match", ""):
+            return web.Response(status=304, headers=headers)
         kind = "text/css" if name.endswith(".css") else "text/javascript"
-        return web.Response(text=body, content_type=kind, charset="utf-8")
+        return web.Response(
+            body=static_files[name], content_type=kind, charset="utf-8", headers=headers
+        )
 
     async def api_state(request: web.Request) -> web.Response:
         return web.json_response(await state_now())
@@ -237,6 +432,14 @@ def make_app(front: Front, keys: Secrets, hub: Hub) -> web.Application:
         return web.json_response({"player": found})
 
     async def action(request: web.Request) -> web.Response:
+        # The secret of the Authorization header is checked before the body is read: a
+        # stranger's request is refused without reading or parsing anything it sent.
+        header_player = None
+        if request.headers.get("Authorization"):
+            found = who(request, None)
+            if isinstance(found, web.Response):
+                return found
+            header_player = found
         if (request.content_length or 0) > MAX_BODY:
             return denied(413, f"a request body is at most {MAX_BODY} bytes")
         if request.content_type != "application/json":
@@ -245,13 +448,15 @@ def make_app(front: Front, keys: Secrets, hub: Hub) -> web.Application:
             raw = await request.read()
         except web.HTTPRequestEntityTooLarge:
             return denied(413, f"a request body is at most {MAX_BODY} bytes")
+        if json_depth(raw) > MAX_DEPTH:
+            return denied(400, f"the body nests deeper than {MAX_DEPTH} levels: not an action")
         try:
             body = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError):
+        except (UnicodeDecodeError, ValueError, RecursionError):
             return denied(400, 'the body is not JSON; send e.g. {"by": "Ann", "play": "r5"}')
         if not isinstance(body, dict):
             return denied(400, 'an action is a JSON object, e.g. {"by": "Ann", "play": "r5"}')
-        found = who(request, body)
+        found = header_player if header_player is not None else who(request, body)
         if isinstance(found, web.Response):
             return found
         body.pop("secret", None)
@@ -283,12 +488,22 @@ class WebServer:
 
     ``WebServer(front, host, port).start()`` binds (port 0: any free port), prints nothing
     and returns; :attr:`url` and :meth:`join_links` say where to go; :meth:`close` stops.
+    What goes wrong while serving is written to ``log_path`` (nowhere when None), never
+    to the terminal.
     """
 
-    def __init__(self, front: Front, host: str = "127.0.0.1", port: int = 8080) -> None:
+    def __init__(
+        self,
+        front: Front,
+        host: str = "127.0.0.1",
+        port: int = 8080,
+        log_path: Path | None = None,
+    ) -> None:
         self.front = front
         self.host = host
         self.port = port
+        self.log_path = log_path
+        self.log = server_log(log_path)
         self.keys = Secrets(front.players if front.players_can_act else ())
         self._loop: asyncio.AbstractEventLoop | None = None
         self._hub: Hub | None = None
@@ -318,10 +533,19 @@ class WebServer:
         loop = asyncio.new_event_loop()
         self._loop = loop
         asyncio.set_event_loop(loop)
+        loop.set_exception_handler(
+            lambda _loop, context: self.log.error(
+                "%s", context.get("message"), exc_info=context.get("exception")
+            )
+        )
         try:
             self._hub = Hub()
-            self._runner = web.AppRunner(
-                make_app(self.front, self.keys, self._hub), access_log=None, shutdown_timeout=1.0
+            self._runner = _Runner(
+                make_app(self.front, self.keys, self._hub, self.log),
+                access_log=None,
+                shutdown_timeout=1.0,
+                logger=self.log,
+                max_headers=MAX_HEADERS,
             )
             loop.run_until_complete(self._runner.setup())
             site = web.TCPSite(self._runner, self.host, self.port, reuse_address=True)
@@ -434,15 +658,22 @@ def qr_text(data: str) -> str:
     return out.getvalue()
 
 
+#: The server's log file in the data folder (``--web-log`` puts it elsewhere).
+LOG_NAME = "web.log"
+
+
 @contextlib.contextmanager
-def serve_table(table: Any, host: str, port: int) -> Iterator[Any]:
+def serve_table(table: Any, host: str, port: int, log_path: Path | None = None) -> Iterator[Any]:
     """``unolaunch play --web``: serve ``table``'s game (a :class:`~.front.TableFront`),
     print the addresses (and QR codes on the local network) on the terminal, yield the
-    front (its ``notify`` is the launcher's), stop serving at the end."""
+    front (its ``notify`` is the launcher's), stop serving at the end. The server logs to
+    ``log_path``, by default ``web.log`` beside the games file."""
     from unolaunch.web.front import TableFront
 
     front = TableFront(table)
-    server = WebServer(front, host, port)
+    if log_path is None:
+        log_path = Path(table.session.journal.path).parent / LOG_NAME
+    server = WebServer(front, host, port, log_path)
     try:
         server.start()
     except UnolaunchError as exc:
@@ -461,15 +692,20 @@ def serve_table(table: Any, host: str, port: int) -> Iterator[Any]:
 
 @contextlib.contextmanager
 def serve_demo(
-    players: Sequence[str], host: str, port: int, say: Callable[[str], None], pace: float
+    players: Sequence[str],
+    host: str,
+    port: int,
+    say: Callable[[str], None],
+    pace: float,
+    log_path: Path | None = None,
 ) -> Iterator[Any]:
     """``unolaunch demo --web``: serve the bots' game read-only (a
     :class:`~.front.DemoFront`, ``pace`` seconds a step), print its address with ``say``,
-    yield the front, stop serving at the end."""
+    yield the front, stop serving at the end (the server logs to ``log_path``)."""
     from unolaunch.web.front import DemoFront
 
     front = DemoFront(tuple(players), pace=pace)
-    with WebServer(front, host, port) as server:
+    with WebServer(front, host, port, log_path) as server:
         for line in join_lines(server):
             say(line)
         yield front
