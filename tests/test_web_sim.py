@@ -28,9 +28,10 @@ from unolaunch.web.server import WebServer
 
 
 class Served:
-    def __init__(self, session: Session, server: WebServer) -> None:
+    def __init__(self, session: Session, server: WebServer, table: Table) -> None:
         self.session = session
         self.server = server
+        self.table = table
         self.url = f"http://127.0.0.1:{server.port}/"
 
     def state(self) -> dict[str, Any]:
@@ -76,9 +77,10 @@ def served(tmp_path: Path) -> Iterator[Served]:
         front = TableFront(table)
         server = WebServer(front, "127.0.0.1", 0).start()
         table.launcher = connect("sim", session, front.notify)
+        front.follow(table.launcher)
         try:
             table.sync_launcher()
-            yield Served(session, server)
+            yield Served(session, server, table)
         finally:
             table.launcher.close()
             server.close()
@@ -120,3 +122,20 @@ def test_presses_from_the_phones_atk26_foul_armed_player_only_and_cards_out(
     # a press typed with its count (the launcher out of order) goes in as typed
     assert served.act({"by": "Bob", "press": True, "cards": 2})[0] == 200
     assert served.presses()[-1] == {"by": "Bob", "press": True, "cards": 2}
+
+
+def test_item1_a_card_typed_at_the_terminal_moves_the_launcher_line(served: Served) -> None:
+    """Issue 23 item 1: the terminal applies a move, then re-arms the launcher (ATK-25). A
+    page that asked for the state in between (the event stream does, at once) must not
+    keep the old arming: the re-arming is published too."""
+    assert served.act({"by": "Cy", "choose": {"top": "r5"}})[0] == 200
+    s = served.wait(lambda s: s["launcher"]["armed"] is not None, "arming")
+    assert s["launcher"]["armed"]["player"] == "Ann"
+    served.session.apply({"by": "Ann", "play": "r7"})  # what Table.move does first
+    assert served.state()["awaiting"]["by"] == "Bob"  # a page asks now: still Ann's arming
+    served.table.sync_launcher()  # what Table.move does next
+    s = served.wait(
+        lambda s: (s["launcher"]["armed"] or {}).get("player") == "Bob", "Bob's arming", 5
+    )
+    assert s["launcher"]["armed"] == {"player": "Bob", "presses": 1, "mode": "random"}
+    assert "armed for Bob" in s["launcher"]["status"]

@@ -167,11 +167,13 @@ def run(args: argparse.Namespace) -> int:
             port = args.port
         table = Table(session)
         notify = table.redraw_from_event
+        front = None
         if bind is not None:  # the browser pages: a second front end of this session
             from unolaunch.web.server import serve_table
 
             log = Path(args.web_log).expanduser() if args.web_log else None
-            notify = held.enter_context(serve_table(table, *bind, log_path=log)).notify
+            front = held.enter_context(serve_table(table, *bind, log_path=log))
+            notify = front.notify
         if port and port != "none" and session.variant == "attack":
             from unolaunch.link import LinkError
             from unolaunch.table.launcher import connect
@@ -180,6 +182,8 @@ def run(args: argparse.Namespace) -> int:
                 table.launcher = connect(
                     port, session, notify, board=args.board, rp2_dir=args.rp2_dir
                 )
+                if front is not None:
+                    front.follow(table.launcher)
             except LinkError as exc:
                 if args.resume is None and journal.discard_unplayed(session.id):
                     raise UnolaunchError(  # a game that never started: not in the history

@@ -89,6 +89,9 @@ class LinkedLauncher:
         #: below it is a duplicate (a replay, a catch-up) and is never applied again
         self.applied: tuple[Any, int] | None = None
         self._caught: dict[str, list[int]] = {}  # a catch-up's presses: player -> cards
+        #: called whenever what :meth:`status` and the counters show changed without a
+        #: ``notify`` (an arming after a move typed at the terminal): the web pages follow
+        self.on_change: Callable[[], None] = lambda: None
         self._lock = threading.RLock()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="launcher-events", daemon=True)
@@ -202,33 +205,39 @@ class LinkedLauncher:
         return f"{where} · {state}{left}"
 
     def sync(self) -> None:
-        """Arm for exactly what the game awaits, or disarm (only when it changed)."""
+        """Arm for exactly what the game awaits, or disarm (only when it changed); a
+        change is published (:attr:`on_change`)."""
         with self._lock:
             if not self.connected or self.fault:
                 return
-            self._load_sim()
+            changed = self._load_sim()
             want = self.session.arming()
-            if want == self.armed:
-                return
-            try:
-                if want is None:
-                    self.client.disarm()
-                else:
-                    self.client.arm(want.player, want.presses, mode=want.mode)
-                self.armed = want
-            except UnolaunchError as exc:
-                self._trouble(exc)
+            if want != self.armed:
+                try:
+                    if want is None:
+                        self.client.disarm()
+                    else:
+                        self.client.arm(want.player, want.presses, mode=want.mode)
+                    self.armed = want
+                    changed = True
+                except UnolaunchError as exc:
+                    self._trouble(exc)
+                    return
+        if changed:
+            self.on_change()
 
-    def _load_sim(self) -> None:
+    def _load_sim(self) -> bool:
         """``--port sim``: once a round's start card is down, the simulated launcher holds
-        exactly the stock, as the players would load a real one (ATK-3)."""
+        exactly the stock, as the players would load a real one (ATK-3). True when loaded."""
         if self.sim is None:
-            return
+            return False
         snap = self.session.snapshot()
         key = (snap.get("round"), snap.get("top") is not None)
         if key != self._loaded and snap.get("top") is not None:
             self.sim.control(f"load {int(snap.get('stock_size') or 0)}")
             self._loaded = key
+            return True
+        return False
 
     def next_press(self) -> str:
         """Who presses next and how many presses remain (what a fault leaves to do)."""

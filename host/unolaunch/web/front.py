@@ -76,6 +76,15 @@ class TableFront:
             self.fire = {"seq": self._fires, "player": data.get("by"), "cards": data["cards"]}
         self.on_change()
 
+    def follow(self, launcher: Any) -> None:
+        """Publish every change of ``launcher`` (a re-arming after a move typed at the
+        terminal changes no game state, but the pages show the launcher)."""
+        if hasattr(launcher, "on_change"):
+            launcher.on_change = self._launcher_changed
+
+    def _launcher_changed(self) -> None:
+        self.on_change()
+
     def notify(self, notice: str | None, warning: str | None) -> None:
         """The launcher's notify (a foul, a fault, a press): the pages update at once, the
         terminal redraws as soon as it can."""
