@@ -64,3 +64,30 @@ def test_demo_game_is_served_live_and_read_only() -> None:
 def test_demo_web_needs_a_port(run_cli: RunCli) -> None:
     proc = run_cli("demo", "--web", "localhost:http")
     assert proc.returncode == 2 and "give a port" in proc.stderr
+
+
+def test_item2_the_demo_shows_uno_for_the_bots_that_said_it_com6() -> None:
+    """Issue 23 item 2: a bot that said UNO with its card before last shows "UNO!"; one
+    that did not (and may be caught) shows "not said" — checked against the engine at
+    every step of a few games."""
+    said_seen = unsaid_seen = 0
+    for seed in (1, 2, 3):
+        front = DemoFront(NAMES[:3])
+
+        def watch(
+            demo: Any, pressed: tuple[str, int] | None, front: DemoFront = front, seed: int = seed
+        ) -> None:
+            nonlocal said_seen, unsaid_seen
+            front.watch(demo, pressed)
+            g = demo.game
+            catchable = g.players[g.uno_seat] if g.uno_seat >= 0 else None
+            for p in front.state()["players"]:
+                if p["name"] == catchable:
+                    assert p["uno"] is False  # COM-6: not said, and can be caught
+                    unsaid_seen += 1
+                elif p["one_card"] and p["name"] in demo.uno_said:
+                    assert p["uno"] is True, (seed, p)
+                    said_seen += 1
+
+        run_demo(seed, 3, 60, front.note, watch=watch)
+    assert said_seen > 0  # the bots do say UNO

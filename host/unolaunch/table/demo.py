@@ -99,6 +99,8 @@ class Demo:
         #: Called after every step and round change with (demo, (player, cards) of a press
         #: or None): ``unolaunch demo --web`` shows the game live with it.
         self.watch: Callable[[Demo, tuple[str, int] | None], None] | None = None
+        #: who said UNO with the card before their last one this round (COM-6)
+        self.uno_said: set[str] = set()
 
     # ------------------------------------------------------------------ the launcher
     def load(self, n: int, why: str) -> None:
@@ -289,6 +291,10 @@ class Demo:
         else:
             effects = g.apply(action)
         self.actions += 1
+        if action.verb == "play":
+            (self.uno_said.add if action.uno else self.uno_said.discard)(action.by)
+        elif action.verb == "catch" and action.target:
+            self.uno_said.discard(str(action.target))
         for e in effects:
             self.log(f"  {effect_text(e)}")
         if self.watch is not None:
@@ -331,6 +337,7 @@ class Demo:
     def round_start(self, n: int) -> None:
         """Announce a round and its start card, and load its stock into the launcher."""
         g = self.game
+        self.uno_said = set()
         snap = g.snapshot()
         self.log(
             f"Round {n} — {snap['dealer']} deals {g.deal_size} cards each; "

@@ -48,6 +48,10 @@ FAULT_HELP = {
 }
 
 
+#: The line of a foul (ATK-26) in the log and the journal's note (counted on --resume).
+FOUL_NOTICE = "foul: a press nobody owes"
+
+
 def event_dict(ev: Any) -> dict[str, Any]:
     """An event from the link as a plain dict with its name under ``event``."""
     if isinstance(ev, Mapping):
@@ -102,6 +106,7 @@ class LinkedLauncher:
         First it catches up with what the launcher did while this game was not connected
         to it (``--resume`` after a crash: :meth:`catch_up`)."""
         self._watch(self.client)
+        self.restore_counts()
         self.catch_up()
         set_mode = getattr(self.client, "set_mode", None)
         if set_mode is not None:
@@ -111,6 +116,24 @@ class LinkedLauncher:
                 self._trouble(exc)
         self._thread.start()
         return self
+
+    def restore_counts(self) -> None:
+        """The counters of this game's launcher (presses, cards out, fouls) as the journal
+        has them: a resumed game goes on counting where it stopped. A press the launcher
+        fired is journaled with its event's mark; a foul as a note."""
+        presses = cards = fouls = 0
+        last: dict[str, Any] = {}
+        for e in self.session.journal.entries(self.session.id):
+            mark = e.data.get("launcher_event") if e.kind == "note" else None
+            if isinstance(mark, Mapping) and mark.get("event") == "eject" and last.get("press"):
+                presses += 1
+                cards += int(last.get("cards") or 0)
+            elif e.kind == "note" and e.data.get("notice") == FOUL_NOTICE:
+                fouls += 1
+            if e.kind == "action":
+                last = e.data
+        with self._lock:
+            self.presses, self.cards_out, self.fouls = presses, cards, fouls
 
     def _watch(self, client: Any) -> None:
         # The client reports a lost link at once (then spends a while reconnecting while
@@ -422,7 +445,7 @@ class LinkedLauncher:
         aw = self.session.snapshot().get("awaiting") or {}
         now = f"{aw.get('by')} is to {' or '.join(aw.get('verbs', []))}" if aw else ""
         self.notify(
-            "foul: a press nobody owes",
+            FOUL_NOTICE,
             f"FOUL (ATK-26): the button was pressed when no press was owed — the launcher "
             f"did not fire. {now}".strip(),
         )

@@ -18,7 +18,7 @@ from __future__ import annotations
 import queue
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from unolaunch.errors import UnolaunchError
@@ -57,6 +57,8 @@ class TableFront:
         self.fire: dict[str, Any] | None = None
         self._fires = 0
         self.session.listen(self._on_session)
+        if not table.log:  # --resume: the log as it was, from the journal
+            table.log.extend(journal_log(self.session)[-8:])
         # The terminal is drawn from a thread of its own: a terminal that does not read
         # its output (scrolled back, Ctrl-S) never holds up a phone or the launcher.
         self._paint: queue.SimpleQueue[object] = queue.SimpleQueue()
@@ -113,6 +115,7 @@ class TableFront:
                 game_id=self.session.id,
                 launcher=launcher_state(t.launcher),
                 notice=view.notice,
+                reminder=view.reminder or None,
                 warning=view.warning,
                 log=t.log[-8:],
                 uno_said=list(view.uno_said),
@@ -161,6 +164,8 @@ class TableFront:
                 if data["deal"] is not True:
                     return refused(400, 'deal: must be true ({"by": NAME, "deal": true})')
                 effects = s.next_round()
+            elif data.get("uno") is True and set(data) == {"by", "uno"}:
+                return self._late_uno(player)
             elif "reveal" in data:
                 _only(data, "reveal")
                 left = self._left(data["reveal"])
@@ -189,6 +194,26 @@ class TableFront:
             return refused(500, error_text(exc))
         self._done(player, effects)
         return 200, {"ok": True, "effects": [effect_text(e) for e in effects]}
+
+    def _late_uno(self, player: str) -> Reply:
+        """COM-6: UNO said just after the play that left one card, as ``uno`` typed at the
+        terminal — only by the player who played it, and only until someone catches them
+        or the next player begins (while they are ``uno_catchable``)."""
+        s = self.session
+        with s.lock:
+            if s.snapshot().get("uno_catchable") != player:
+                return refused(
+                    409,
+                    f"{player} can say UNO only with the card before last, or right after it "
+                    "until someone else moves (COM-6)",
+                    "COM-6",
+                )
+            try:
+                effects = s.say_uno()
+            except (TableError, IllegalMoveError) as exc:
+                return refused(409, error_text(exc))
+        self._done(player, effects, "UNO!")
+        return 200, {"ok": True, "effects": [effect_text(e) for e in effects] or ["UNO!"]}
 
     def _left(self, raw: Any) -> dict[str, list[str] | int]:
         """``reveal``'s answers, each read like the terminal's round-end question."""
@@ -232,12 +257,26 @@ class TableFront:
         self.notify(f"{player} presses the simulated launcher's button", None)
         return 202, {"ok": True, "pressed": True, "armed": armed is not None}
 
-    def _done(self, player: str, effects: list[Effect]) -> None:
+    def _done(self, player: str, effects: list[Effect], said: str = "done") -> None:
         """After a phone's action: the launcher follows the game and the terminal shows it."""
         texts = [effect_text(e) for e in effects]
         self.table.sync_launcher()
-        what = "; ".join(texts) if texts else "done"
+        what = "; ".join(texts) if texts else said
         self.notify(f"{player} (web): {what}", "")
+
+
+def journal_log(session: Any) -> list[str]:
+    """What happened in ``session``'s game so far, one line per journal entry in the game
+    screen's words (``history``'s), without the launcher's bookkeeping marks: the log a
+    resumed game shows."""
+    from unolaunch.commands.history import log_texts
+
+    entries = [
+        e
+        for e in session.journal.entries(session.id)
+        if not (e.kind == "note" and "launcher_event" in e.data)
+    ]
+    return log_texts(session.record, entries)
 
 
 def _only(data: Mapping[str, Any], verb: str) -> None:
@@ -269,9 +308,14 @@ class DemoFront:
             del self._log[:-8]
 
     def publish(
-        self, game: Game, press: tuple[str, int] | None, launcher: dict[str, Any] | None
+        self,
+        game: Game,
+        press: tuple[str, int] | None,
+        launcher: dict[str, Any] | None,
+        uno_said: Sequence[str] = (),
     ) -> None:
-        """The demo's game after a step (``press``: who pressed and the cards out)."""
+        """The demo's game after a step (``press``: who pressed and the cards out;
+        ``uno_said``: who said UNO with the card before their last, COM-6)."""
         with self._lock:
             if press is not None:
                 self._fires += 1
@@ -281,6 +325,7 @@ class DemoFront:
                 notice=self._log[-1] if self._log else None,
                 log=list(self._log),
                 fire=self._fire,
+                uno_said=list(uno_said),
                 hidden_hands=False,
                 players_can_act=False,
             )
@@ -317,7 +362,7 @@ class DemoFront:
             "cards_out": demo.cards_launched,
             "fouls": 0,
         }
-        self.publish(demo.game, pressed, launcher)
+        self.publish(demo.game, pressed, launcher, sorted(getattr(demo, "uno_said", ())))
         if self.pace > 0:
             time.sleep(self.pace)
 

@@ -38,6 +38,7 @@ class Extras:
     game_id: int | None = None
     launcher: dict[str, Any] | None = None  # see launcher_state()
     notice: str | None = None
+    reminder: str | None = None  # what the terminal's screen asks the table now (ATK-3)
     warning: str | None = None
     log: Sequence[str] = ()
     uno_said: Sequence[str] = ()
@@ -117,7 +118,9 @@ def build_state(game: Game, extras: Extras) -> dict[str, Any]:
         "direction": int(snap["direction"]),
         "top": top,
         "top_name": card_name(top) if top else None,
-        "color": snap.get("color"),
+        # before the start card is turned up there is no colour to match (not the last
+        # round's)
+        "color": snap.get("color") if top else None,
         "stock_size": snap.get("stock_size"),
         "players": players,
         "scores": dict(snap["scores"]),
@@ -130,6 +133,7 @@ def build_state(game: Game, extras: Extras) -> dict[str, Any]:
         "launcher": extras.launcher,
         "fire": extras.fire,
         "notice": extras.notice,
+        "reminder": extras.reminder,
         "warning": extras.warning,
         "log": list(extras.log)[-8:],
         "deck": deck_codes(game),

@@ -224,6 +224,11 @@
     else if (!aw) st.textContent = (s.round_winner ? s.round_winner + " wins the round. " : "") + "Next: deal round " + (s.round + 1);
     else st.textContent = mine ? "Your move: " + aw.doing : "Waiting for " + aw.by + ": " + aw.doing;
     document.body.classList.toggle("my-move", mine);
+    // what the terminal's screen says to the table (ATK-3's load reminder), and its last line
+    $("reminder").hidden = !s.reminder;
+    $("reminder").textContent = s.reminder ? "☞ " + s.reminder : "";
+    $("notice").hidden = !s.notice;
+    $("notice").textContent = s.notice ? "Last: " + s.notice : "";
 
     const L0 = s.launcher;
     const sig = JSON.stringify([aw, s.uno_catchable, s.round, s.round_over, s.game_winner, s.players_can_act,
@@ -276,6 +281,10 @@
       }
     } else {
       A.appendChild(el("p", "hint", "Not your move: " + aw.by + " is to " + aw.doing + "."));
+    }
+    if (s.uno_catchable === me) {
+      // COM-6: UNO said late, before anyone catches it or the next player begins
+      button(X, "Say UNO! (one card left)", () => send({ uno: true }), "btn go uno").id = "say-uno";
     }
     if (s.uno_catchable && s.uno_catchable !== me) {
       const who = s.uno_catchable;

@@ -70,12 +70,14 @@
     warning.hidden = !s.warning;
     warning.textContent = s.warning ? "⚠ " + s.warning : "";
 
-    if (s.fire && (lastFire === null || s.fire.seq !== lastFire)) {
-      if (lastFire !== null || s.version > 0) showFire(s.fire);
-      lastFire = s.fire.seq;
-    } else if (!s.fire) {
-      lastFire = 0;
-    }
+    // A press is news only to a page that saw the state before it: opening or reloading
+    // the page shows the game as it is, not the last press again.
+    if (s.fire && lastFire !== null && s.fire.seq !== lastFire) showFire(s.fire);
+    lastFire = s.fire ? s.fire.seq : 0;
+
+    const reminder = $("reminder");
+    reminder.hidden = !s.reminder;
+    reminder.textContent = s.reminder ? "☞ " + s.reminder : "";
 
     const log = clear($("log"));
     for (const line of (s.log || []).slice(-6).reverse()) log.appendChild(el("li", null, line));
