@@ -73,6 +73,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--web", metavar="[HOST:]PORT", help=WEB_HELP)
     parser.add_argument("--web-log", metavar="FILE", help=WEB_LOG_HELP)
+    parser.add_argument(
+        "--new-links",
+        action="store_true",
+        help="with --web: make new join links for the players (the old ones stop working; "
+        "for a link that got out). Without it a resumed game keeps its links",
+    )
     parser.add_argument("--seed", type=int, help=argparse.SUPPRESS)
     from unolaunch.sim import add_board_arguments
 
@@ -128,6 +134,8 @@ def run(args: argparse.Namespace) -> int:
     from unolaunch.table.session import Session
 
     bind = None
+    if args.new_links and args.web is None:
+        raise UsageError("--new-links makes new join links for the web pages: use it with --web")
     if args.web is not None:
         from unolaunch.web.address import web_address
 
@@ -172,7 +180,9 @@ def run(args: argparse.Namespace) -> int:
             from unolaunch.web.server import serve_table
 
             log = Path(args.web_log).expanduser() if args.web_log else None
-            front = held.enter_context(serve_table(table, *bind, log_path=log))
+            front = held.enter_context(
+                serve_table(table, *bind, log_path=log, new_links=args.new_links)
+            )
             notify = front.notify
         if port and port != "none" and session.variant == "attack":
             from unolaunch.link import LinkError

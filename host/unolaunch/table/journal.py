@@ -79,6 +79,13 @@ CREATE TABLE IF NOT EXISTS claims (  -- the process playing a game (Journal.clai
     token TEXT NOT NULL,
     since TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS links (  -- each player's web join secret (Journal.web_links)
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    player TEXT NOT NULL,
+    secret TEXT NOT NULL,
+    made TEXT NOT NULL,
+    PRIMARY KEY (game_id, player)
+);
 """
 
 # SQLite's primary result codes (sqlite3.Error.sqlite_errorcode & 0xFF).
@@ -494,6 +501,26 @@ class Journal:
             db.execute("DELETE FROM claims WHERE game_id = ?", (game_id,))
             db.execute("DELETE FROM games WHERE id = ?", (game_id,))
         return True
+
+    def web_links(self, game_id: int) -> dict[str, str]:
+        """The players' web join secrets kept with game ``game_id`` (empty: none yet), so
+        that a resumed game keeps its links and QR codes."""
+        with self._reading() as db:
+            rows = db.execute(
+                "SELECT player, secret FROM links WHERE game_id = ? ORDER BY player", (game_id,)
+            ).fetchall()
+        return {str(p): str(k) for p, k in rows}
+
+    def set_web_links(self, game_id: int, links: dict[str, str]) -> None:
+        """Keep ``links`` (player -> secret) as game ``game_id``'s join secrets, in place
+        of any kept before (those stop working: ``--new-links``)."""
+        now = _now()
+        with self._tx() as db:
+            db.execute("DELETE FROM links WHERE game_id = ?", (game_id,))
+            db.executemany(
+                "INSERT INTO links (game_id, player, secret, made) VALUES (?, ?, ?, ?)",
+                [(game_id, p, k, now) for p, k in links.items()],
+            )
 
     def latest_unfinished(self) -> GameRecord | None:
         """The most recently updated game still being played, if any."""

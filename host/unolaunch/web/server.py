@@ -42,6 +42,7 @@ import hmac
 import ipaddress
 import json
 import logging
+import re
 import secrets
 import socket
 import threading
@@ -66,6 +67,9 @@ MAX_HEADERS = 100
 PING_S = 15.0
 #: Bytes of randomness in a player's secret (128 bits: no guess finds one).
 SECRET_BYTES = 16
+
+#: What a secret looks like (token_urlsafe of SECRET_BYTES or more).
+_SECRET = re.compile(r"[A-Za-z0-9_-]{22,}")
 
 _STATIC = ("table.js", "player.js", "common.js", "style.css")
 _SECURITY_HEADERS = {
@@ -236,11 +240,17 @@ class Front(Protocol):
 
 
 class Secrets:
-    """One secret per player for one game (``secrets.token_urlsafe``), new each time the
-    server starts: a join link from an older game or run does not work."""
+    """One secret per player for one game (``secrets.token_urlsafe``): those ``kept`` with
+    the game (its journal: a resumed game keeps its links), new ones for the others."""
 
-    def __init__(self, players: Sequence[str]) -> None:
-        self.by_player = {p: secrets.token_urlsafe(SECRET_BYTES) for p in players}
+    def __init__(self, players: Sequence[str], kept: Mapping[str, str] | None = None) -> None:
+        kept = kept or {}
+        self.by_player = {
+            p: kept[p]
+            if _SECRET.fullmatch(kept.get(p, ""))
+            else secrets.token_urlsafe(SECRET_BYTES)
+            for p in players
+        }
 
     def player_of(self, secret: str | None) -> str | None:
         """The player whose secret this is (compared in constant time), else None."""
@@ -354,11 +364,7 @@ def make_app(
 
     async def player_page(request: web.Request) -> web.Response:
         if keys.player_of(request.match_info["secret"]) is None:
-            return web.Response(
-                status=404,
-                text="This join link is not valid for the game being played now (each game, "
-                "and each start of the server, has new links). Ask the table for yours.\n",
-            )
+            return page("link.html", status=404)  # what to do, full size
         return page("player.html")
 
     async def static(request: web.Request) -> web.Response:
@@ -472,6 +478,9 @@ def make_app(
     async def no_icon(request: web.Request) -> web.Response:
         return web.Response(status=204)
 
+    async def not_found(request: web.Request) -> web.Response:
+        return page("missing.html", status=404)
+
     app.router.add_get("/", table)
     app.router.add_get("/p/{secret}", player_page)
     app.router.add_get("/static/{name}", static)
@@ -480,6 +489,7 @@ def make_app(
     app.router.add_get("/api/me", me)
     app.router.add_post("/api/action", action)
     app.router.add_get("/favicon.ico", no_icon)
+    app.router.add_route("*", "/{tail:.*}", not_found)
     return app
 
 
@@ -489,7 +499,8 @@ class WebServer:
     ``WebServer(front, host, port).start()`` binds (port 0: any free port), prints nothing
     and returns; :attr:`url` and :meth:`join_links` say where to go; :meth:`close` stops.
     What goes wrong while serving is written to ``log_path`` (nowhere when None), never
-    to the terminal.
+    to the terminal. ``kept``: the players' secrets kept with the game (new ones for the
+    players without one).
     """
 
     def __init__(
@@ -498,13 +509,14 @@ class WebServer:
         host: str = "127.0.0.1",
         port: int = 8080,
         log_path: Path | None = None,
+        kept: Mapping[str, str] | None = None,
     ) -> None:
         self.front = front
         self.host = host
         self.port = port
         self.log_path = log_path
         self.log = server_log(log_path)
-        self.keys = Secrets(front.players if front.players_can_act else ())
+        self.keys = Secrets(front.players if front.players_can_act else (), kept)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._hub: Hub | None = None
         self._runner: web.AppRunner | None = None
@@ -623,13 +635,19 @@ class WebServer:
         return not is_loopback(self.host)
 
 
-def join_lines(server: WebServer, qr: bool | None = None) -> list[str]:
+def join_lines(server: WebServer, qr: bool | None = None, kept: bool = False) -> list[str]:
     """What the terminal prints when the pages are served: the table's address, each
-    player's link and, on the local network (``qr`` None), a QR code of each link."""
+    player's link and, on the local network (``qr`` None), a QR code of each link;
+    ``kept``: the links are the game's from before (a resumed game)."""
     lines = [f"Table view: {server.url}  (read-only: show it on a tablet or a TV)"]
     links = server.join_links()
     if not links:
         return lines
+    if kept:
+        lines.append(
+            "The players' links are the same as before (open pages reconnect by themselves); "
+            "if a link got out, start with --new-links to make new ones."
+        )
     show_qr = server.on_lan if qr is None else qr
     if not server.on_lan:
         lines.append(
@@ -663,17 +681,25 @@ LOG_NAME = "web.log"
 
 
 @contextlib.contextmanager
-def serve_table(table: Any, host: str, port: int, log_path: Path | None = None) -> Iterator[Any]:
+def serve_table(
+    table: Any, host: str, port: int, log_path: Path | None = None, new_links: bool = False
+) -> Iterator[Any]:
     """``unolaunch play --web``: serve ``table``'s game (a :class:`~.front.TableFront`),
     print the addresses (and QR codes on the local network) on the terminal, yield the
     front (its ``notify`` is the launcher's), stop serving at the end. The server logs to
-    ``log_path``, by default ``web.log`` beside the games file."""
+    ``log_path``, by default ``web.log`` beside the games file. The players' secrets are
+    kept with the game, so a resumed game keeps its links; ``new_links`` makes new ones
+    (the old stop working)."""
     from unolaunch.web.front import TableFront
 
     front = TableFront(table)
+    session = table.session
     if log_path is None:
-        log_path = Path(table.session.journal.path).parent / LOG_NAME
-    server = WebServer(front, host, port, log_path)
+        log_path = Path(session.journal.path).parent / LOG_NAME
+    kept = {} if new_links else session.journal.web_links(session.id)
+    server = WebServer(front, host, port, log_path, kept)
+    if server.keys.by_player != kept:  # kept with the game: --resume keeps the links
+        session.journal.set_web_links(session.id, server.keys.by_player)
     try:
         server.start()
     except UnolaunchError as exc:
@@ -682,7 +708,7 @@ def serve_table(table: Any, host: str, port: int, log_path: Path | None = None) 
             f"{exc} — game {gid} is saved: 'unolaunch play --resume {gid} --web PORT'"
         ) from None
     try:
-        for line in join_lines(server):
+        for line in join_lines(server, kept=bool(kept) and server.keys.by_player == kept):
             table.say(line)
         yield front
     finally:

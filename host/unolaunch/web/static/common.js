@@ -80,7 +80,7 @@ function colourWord(node, colour) {
 
 // Live state: server-sent events (the browser reconnects by itself and the server sends
 // the whole state at once on every connection), with a poll if the stream is refused.
-function follow(onState) {
+function follow(onState, onOpen) {
   const live = document.getElementById("live");
   let source = null;
   function status(text, ok) {
@@ -90,7 +90,7 @@ function follow(onState) {
   }
   function start() {
     source = new EventSource("/api/events");
-    source.onopen = () => status("live", true);
+    source.onopen = () => { status("live", true); if (onOpen) onOpen(); };
     source.onmessage = (ev) => {
       status("live", true);
       try { onState(JSON.parse(ev.data)); } catch (e) { console.error(e); }
@@ -99,6 +99,7 @@ function follow(onState) {
   }
   start();
   return {
+    stop() { if (source) source.close(); status("not connected", false); },
     refresh() {
       return fetch("/api/state", { cache: "no-store" }).then((r) => r.json()).then(onState);
     },

@@ -44,6 +44,8 @@
           pick = null;
           const said = reply.effects && reply.effects.length ? reply.effects.join("; ") : (reply.pressed ? "the launcher's button is pressed" : "done");
           say("✓ " + said, true);
+        } else if (status === 401 || (status === 403 && /secret/.test(reply.error || ""))) {
+          linkRefused();
         } else {
           say("✗ " + (reply.error || "refused (" + status + ")"), false);
         }
@@ -298,15 +300,38 @@
     }
   }
 
-  fetch("/api/me", { headers: { Authorization: "Bearer " + secret }, cache: "no-store" })
-    .then((r) => r.json().then((j) => ({ ok: r.ok, j })))
-    .then(({ ok, j }) => {
-      if (!ok) { say("✗ " + (j.error || "this link does not work"), false); return; }
-      me = j.player;
-      $("me").textContent = me;
-      document.title = me + " · unolaunch";
-      follow((s) => { state = s; render(); });
-    })
-    .catch(() => say("✗ cannot reach the table", false));
+  // A secret the table no longer takes (new links were made, another game started):
+  // said full size, with what to do, in place of buttons that would only be refused.
+  let live = null;
+  function linkRefused() {
+    if (live) live.stop();
+    me = null;
+    const main = clear($("main"));
+    main.className = "refused";
+    main.id = "refused";
+    main.appendChild(el("h1", null, "This link does not work any more"));
+    main.appendChild(el("p", null, "The table made new links for this game (or started another game), so this page cannot play."));
+    const what = el("p");
+    what.appendChild(el("strong", null, "What to do: "));
+    what.appendChild(document.createTextNode("ask the table for your new link — the terminal prints each player's link and QR code — and scan yours again."));
+    main.appendChild(what);
+    document.title = "This link does not work · unolaunch";
+  }
+
+  function checkMe() {
+    return fetch("/api/me", { headers: { Authorization: "Bearer " + secret }, cache: "no-store" })
+      .then((r) => r.json().then((j) => ({ status: r.status, j })))
+      .then(({ status, j }) => {
+        if (status === 401 || status === 403) { linkRefused(); return; }
+        if (status !== 200) { say("✗ " + (j.error || "the table did not answer"), false); return; }
+        if (me === j.player) return;
+        me = j.player;
+        $("me").textContent = me;
+        document.title = me + " · unolaunch";
+        if (!live) live = follow((s) => { state = s; render(); }, () => { if (me) checkMe(); });
+      })
+      .catch(() => say("✗ cannot reach the table", false));
+  }
+  checkMe();
   void KINDS;
 })();
