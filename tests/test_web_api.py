@@ -223,7 +223,12 @@ def test_every_attack_move_kind_from_the_player_endpoints(game: WebGame) -> None
     # the others cannot report, and the answers are checked as at the terminal (COM-8)
     assert game.act({"by": "Bob", "reveal": {"Bob": "3", "Cy": "3"}})[0] == 409
     status, reply = game.act({"by": "Ann", "reveal": {"Bob": "r5 g7", "Cy": "20"}})
-    assert status == 409 and reply["error"].startswith("COM-8: Bob holds 1 card, but 2 cards")
+    assert status == 409 and reply["error"].startswith("Bob holds 1 card, but 2 cards")
+    # in a phone's words: no terminal command (issue 23 item 4)
+    assert (
+        reply["rule"] == "COM-8" and "first the table corrects Bob's card count" in reply["error"]
+    )
+    assert "'fix" not in reply["error"]
     game.ok({"by": "Ann", "reveal": {"Bob": "r5", "Cy": "g2 y3 wild"}})  # ATK-23
     st = game.state()
     assert st["round_winner"] == "Ann" and st["round_points"] == 5 + 2 + 3 + 50
@@ -280,12 +285,13 @@ def test_a_refused_move_says_what_the_terminal_says_and_changes_nothing(game: We
     before = (game.journal_actions(), game.session.version, game.state())
     status, reply = game.act({"by": "Ann", "play": "b7"})
     assert status == 409 and reply["rule"] == "COM-2"
-    # the terminal, given the same move, prints the same line
+    # the terminal, given the same move, prints the same line (the phone shows the rule
+    # apart, small: issue 23 item 4)
     try:
         game.session.apply({"by": "Ann", "play": "b7"})
     except IllegalMoveError as exc:
         game.table.error(exc)
-    assert f"✗ {reply['error']}" in game.out.getvalue().splitlines()
+    assert f"✗ COM-2: {reply['error']}" in game.out.getvalue().splitlines()
     assert "matches neither the colour (red)" in reply["error"]
     status, reply = game.act({"by": "Bob", "play": "r7"})  # not Bob's turn
     assert status == 409 and reply["rule"]
@@ -293,7 +299,8 @@ def test_a_refused_move_says_what_the_terminal_says_and_changes_nothing(game: We
     assert game.state() == before[2]
     # ATK-12: a Discard All without what went with it, as the terminal asks
     status, reply = game.act({"by": "Ann", "play": "rDA"})
-    assert status == 409 and reply["error"].startswith("ATK-12: a Discard All takes")
+    assert status == 409 and reply["error"].startswith("a Discard All takes")
+    assert reply["rule"] == "ATK-12"
 
 
 # ---------------------------------------------------------------------------- secrets
@@ -366,7 +373,7 @@ def test_bodies_are_limited_and_validated(game: WebGame) -> None:
         status, reply = game.act(action)
         assert status == 400 and field in reply["error"], (action, reply)
     status, reply = game.act({"by": "Cy", "correct": {"Ann": 1}})
-    assert status == 403 and "fix NAME N" in reply["error"]  # the terminal corrects
+    assert status == 403 and "corrected at the terminal" in reply["error"]  # the table does
     assert (game.journal_actions(), game.session.version) == before
 
 

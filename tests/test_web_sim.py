@@ -139,3 +139,23 @@ def test_item1_a_card_typed_at_the_terminal_moves_the_launcher_line(served: Serv
     )
     assert s["launcher"]["armed"] == {"player": "Bob", "presses": 1, "mode": "random"}
     assert "armed for Bob" in s["launcher"]["status"]
+
+
+def test_item4_a_phones_press_says_what_the_launcher_did_with_it(served: Served) -> None:
+    """Issue 23 item 4: a foul is not a ✓ — the reply says what the launcher did (fired
+    and how many cards, a foul, ignored); a press refused for another player's arming
+    says that nothing was pressed, not that a foul was counted."""
+    status, reply = served.act({"by": "Bob", "press": True})  # nobody owes a press
+    assert status == 202 and reply["outcome"] == "foul", reply
+    assert "did not fire" in reply["said"] and "ATK-26" in reply["said"]
+    assert served.state()["launcher"]["fouls"] == 1
+    assert served.act({"by": "Cy", "choose": {"top": "r5"}})[0] == 200
+    served.wait(lambda s: s["launcher"]["armed"] is not None, "arming")
+    status, reply = served.act({"by": "Bob", "press": True})
+    assert status == 409 and reply["rule"] == "ATK-26"
+    assert "nothing was pressed" in reply["error"] and "foul" not in reply["error"]
+    assert served.state()["launcher"]["fouls"] == 1  # nothing counted
+    status, reply = served.act({"by": "Ann", "press": True})
+    assert status == 202 and reply["outcome"] == "fired", reply
+    s = served.wait(lambda s: s["fire"] is not None, "the launcher firing")
+    assert reply["cards"] == s["fire"]["cards"] and reply["said"].startswith("Ann presses: ")

@@ -149,3 +149,10 @@ def _until(check: object, what: str, timeout: float = 15) -> None:
         if time.monotonic() > deadline:
             raise AssertionError(f"no {what} within {timeout} s")
         time.sleep(0.05)
+
+
+def test_item4_deal_says_what_it_did(game: WebGame) -> None:
+    _finish_round(game)
+    reply = game.ok({"by": "Bob", "deal": True})
+    assert reply["effects"] == ["round 2 dealt: Ann deals"]  # not "done"
+    assert game.table.log[-1] == "Bob (web): round 2 dealt: Ann deals"

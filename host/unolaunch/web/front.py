@@ -16,6 +16,7 @@ live, read-only.
 from __future__ import annotations
 
 import queue
+import re
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -25,6 +26,7 @@ from unolaunch.errors import UnolaunchError
 from unolaunch.rules import Effect, Game, IllegalMoveError
 from unolaunch.rules.actions import Action, ActionFormatError
 from unolaunch.table.app import Table, effect_text, error_text
+from unolaunch.table.launcher import FOUL_NOTICE
 from unolaunch.table.parse import ParseError, parse_hand
 from unolaunch.table.session import TableError
 from unolaunch.web.state import Extras, build_state, deck_codes, launcher_state
@@ -37,11 +39,36 @@ Reply = tuple[int, dict[str, Any]]
 
 
 def refused(status: int, message: str, rule: str | None = None) -> Reply:
-    """An action that changed nothing: ``{"ok": false, "error": message, "rule": ...}``."""
-    body: dict[str, Any] = {"ok": False, "error": message}
+    """An action that changed nothing: ``{"ok": false, "error": message, "rule": ...}``,
+    the message in a phone's words (:func:`phone_words`), its rule apart."""
+    found = _RULE_FIRST.match(message)
+    if found:
+        rule = rule or found.group(1)
+    body: dict[str, Any] = {"ok": False, "error": phone_words(message)}
     if rule:
         body["rule"] = rule
     return status, body
+
+
+_RULE_FIRST = re.compile(r"^([A-Z]{2,3}-\d+): ")
+_PHONE_WORDS = (
+    # the terminal's commands, said as what the table does
+    (
+        re.compile(r"type '?fix (\S+) N'? first(?: \(N: the real count\))?"),
+        r"first the table corrects \1's card count",
+    ),
+    (re.compile(r"\(?'fix (\S+) N'\)?"), r"(the table corrects \1's card count)"),
+    (re.compile(r"type '(undo|clear)'"), r"the table types '\1' at the terminal"),
+)
+
+
+def phone_words(message: str) -> str:
+    """A terminal message as a phone says it: without the leading rule id (the page shows
+    it apart, small) and with the terminal's commands said in words."""
+    text = _RULE_FIRST.sub("", message, count=1)
+    for pattern, words in _PHONE_WORDS:
+        text = pattern.sub(words, text)
+    return text
 
 
 class TableFront:
@@ -56,6 +83,10 @@ class TableFront:
         self.on_change: Callable[[], None] = lambda: None
         self.fire: dict[str, Any] | None = None
         self._fires = 0
+        #: the launcher's recent notices, numbered (what became of a phone's press)
+        self._notices: list[tuple[int, str]] = []
+        self._heard_n = 0
+        self._heard = threading.Condition()
         self.session.listen(self._on_session)
         if not table.log:  # --resume: the log as it was, from the journal
             table.log.extend(journal_log(self.session)[-8:])
@@ -90,6 +121,12 @@ class TableFront:
     def notify(self, notice: str | None, warning: str | None) -> None:
         """The launcher's notify (a foul, a fault, a press): the pages update at once, the
         terminal redraws as soon as it can."""
+        if notice:
+            with self._heard:
+                self._heard_n += 1
+                self._notices.append((self._heard_n, notice))
+                del self._notices[:-64]
+                self._heard.notify_all()
         self.table.remember(notice, warning)
         self.on_change()
         self._paint.put(notice)
@@ -164,6 +201,10 @@ class TableFront:
                 if data["deal"] is not True:
                     return refused(400, 'deal: must be true ({"by": NAME, "deal": true})')
                 effects = s.next_round()
+                snap = s.snapshot()
+                said = f"round {snap['round']} dealt: {snap['dealer']} deals"
+                self._done(player, effects, said)
+                return 200, {"ok": True, "effects": [effect_text(e) for e in effects] or [said]}
             elif data.get("uno") is True and set(data) == {"by", "uno"}:
                 return self._late_uno(player)
             elif "reveal" in data:
@@ -180,7 +221,7 @@ class TableFront:
             else:
                 action = Action.from_dict(data)
                 if action.verb == "correct":
-                    return refused(403, "hand sizes are corrected at the terminal ('fix NAME N')")
+                    return refused(403, "card counts are corrected at the terminal, by the table")
                 if action.verb == "press" and action.cards is None:
                     return self._press(player)
                 effects = s.apply(dict(data))
@@ -234,7 +275,10 @@ class TableFront:
     def _press(self, player: str) -> Reply:
         """A press without its card count: the launcher's button. With ``--port sim`` the
         page presses the simulated button (a press nobody owes is the firmware's foul,
-        ATK-26); a real launcher is pressed by hand; with none, the count is needed."""
+        ATK-26) and the reply says what the launcher did with it (``outcome``: ``fired``
+        with the ``cards``, ``foul``, ``ignored`` while it was firing, ``fault``, or
+        ``pressed`` when it has not said yet); a real launcher is pressed by hand; with
+        none, the count is needed."""
         launcher = self.table.launcher
         if launcher is None or not launcher.working():
             return refused(
@@ -249,13 +293,47 @@ class TableFront:
         if armed is not None and armed.player != player:
             return refused(
                 409,
-                f"ATK-26: the launcher is armed for {armed.player}; a press by {player} now is a "
-                "foul — the game is unchanged",
+                f"the launcher is armed for {armed.player}, not for you: nothing was pressed "
+                f"(wait until the table says it is your press)",
                 "ATK-26",
             )
+        with self._heard:
+            seen = self._heard_n
         launcher.virtual_press()
         self.notify(f"{player} presses the simulated launcher's button", None)
-        return 202, {"ok": True, "pressed": True, "armed": armed is not None}
+        outcome, said = self._press_outcome(player, seen)
+        reply: dict[str, Any] = {"ok": True, "pressed": True, "armed": armed is not None}
+        reply.update(outcome=outcome, said=said)
+        if outcome == "fired" and self.fire is not None and self.fire.get("player") == player:
+            reply["cards"] = self.fire.get("cards")
+        return 202, reply
+
+    def _press_outcome(self, player: str, seen: int, timeout_s: float = 3.0) -> tuple[str, str]:
+        """What the launcher did with ``player``'s press, from the notices after number
+        ``seen``: the firmware answers within a burst (a few hundred ms)."""
+        own = f"{player} presses: "
+        deadline = time.monotonic() + timeout_s
+        with self._heard:
+            while True:
+                for n, line in self._notices:
+                    if n <= seen:
+                        continue
+                    if line.startswith(own):
+                        return "fired", line
+                    if line == FOUL_NOTICE:
+                        return "foul", (
+                            "Foul: nobody owed a press, so the launcher did not fire (ATK-26)"
+                        )
+                    if line.startswith("press while firing"):
+                        return "ignored", (
+                            "The launcher was still firing and ignored your press: press again"
+                        )
+                    if line.startswith("press refused"):
+                        return "fault", "The launcher is stopped by a fault: it did not fire"
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return "pressed", "The button is pressed: watch the table"
+                self._heard.wait(left)
 
     def _done(self, player: str, effects: list[Effect], said: str = "done") -> None:
         """After a phone's action: the launcher follows the game and the terminal shows it."""

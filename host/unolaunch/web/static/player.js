@@ -11,11 +11,21 @@
   let drawn = ""; // what the moves were last drawn for (a redraw would lose typing/focus)
   const draft = {}; // the round-end answers typed so far
 
-  function say(text, ok) {
-    const m = $("message");
+  // The answer to this phone's last action: ✓ for done, ⚠ for a foul, ✗ for refused,
+  // the rule id small after the words. It goes away by itself (a ✓ after a few seconds)
+  // and when the game moves on to another turn or round: it never speaks of an old one.
+  let sayTimer = null;
+  let saidAt = 0;
+  function say(text, ok, rule) {
+    const m = clear($("message"));
     m.hidden = !text;
-    m.textContent = text || "";
-    m.className = "message " + (ok ? "ok" : "bad");
+    clearTimeout(sayTimer);
+    saidAt = Date.now();
+    if (!text) return;
+    m.appendChild(document.createTextNode(text));
+    if (rule) m.appendChild(el("small", "rule", " " + rule));
+    m.className = "message " + (ok === true ? "ok" : ok === "warn" ? "warn" : "bad");
+    if (ok === true) sayTimer = setTimeout(() => say(""), 6000);
   }
 
   // Actions go out one after the other, none lost; the same action twice while the first
@@ -42,12 +52,15 @@
       .then(({ status, reply }) => {
         if (status >= 200 && status < 300) {
           pick = null;
-          const said = reply.effects && reply.effects.length ? reply.effects.join("; ") : (reply.pressed ? "the launcher's button is pressed" : "done");
-          say("✓ " + said, true);
+          const o = reply.outcome;
+          if (o === "foul") say("⚠ " + reply.said, "warn", "ATK-26");
+          else if (o === "ignored" || o === "fault") say("✗ " + reply.said, false);
+          else if (o === "pressed") say("… " + reply.said, "warn");
+          else say("✓ " + (reply.said || (reply.effects || []).join("; ")), true);
         } else if (status === 401 || (status === 403 && /secret/.test(reply.error || ""))) {
           linkRefused();
         } else {
-          say("✗ " + (reply.error || "refused (" + status + ")"), false);
+          say("✗ " + (reply.error || "refused (" + status + ")"), false, reply.rule);
         }
       })
       .catch(() => say("✗ no connection to the table: try again when your phone is back on the Wi-Fi", false))
@@ -214,6 +227,7 @@
     const key = [s.version >= 0 ? "" : "", aw ? aw.by + ":" + aw.choice + ":" + aw.verbs.join(",") : "none", s.round].join("|");
     if (key !== pickKey) {
       if (pickKey) pick = null;
+      if (pickKey && Date.now() - saidAt > 1500) say(""); // about a turn that is over
       for (const k of Object.keys(draft)) delete draft[k];
       pickKey = key;
     }
