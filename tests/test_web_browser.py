@@ -156,7 +156,9 @@ def test_three_players_and_the_table_play_uno_attack_in_chromium(
 
         # ATK-26: Bob presses the launcher's button before the start card: nobody owes a
         # press, the launcher does not fire, the table view shows the foul.
-        pages["Bob"].click("#foul")
+        pages["Bob"].click("#foul")  # behind a question (issue 23 item 11)
+        pages["Bob"].click("#foul-yes")
+        expect(pages["Bob"].locator("#message")).to_contain_text("⚠ Foul")  # not a ✓
         expect(table.locator("#warning")).to_contain_text("FOUL (ATK-26)")
         expect(table.locator("#launcher")).to_contain_text("0 presses · 0 cards out · 1 foul")
         assert _state(url)["fire"] is None  # nothing came out

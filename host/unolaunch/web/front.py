@@ -16,6 +16,7 @@ live, read-only.
 from __future__ import annotations
 
 import queue
+import random
 import re
 import threading
 import time
@@ -28,7 +29,7 @@ from unolaunch.rules.actions import Action, ActionFormatError
 from unolaunch.table.app import Table, effect_text, error_text
 from unolaunch.table.launcher import FOUL_NOTICE
 from unolaunch.table.parse import ParseError, parse_hand
-from unolaunch.table.session import TableError
+from unolaunch.table.session import TableError, actions_in_effect
 from unolaunch.web.state import Extras, build_state, deck_codes, launcher_state
 
 #: Ends the terminal's paint thread.
@@ -87,6 +88,8 @@ class TableFront:
         self._notices: list[tuple[int, str]] = []
         self._heard_n = 0
         self._heard = threading.Condition()
+        self._dealt: tuple[Any, str] = (None, "")  # (round, who) of the last deal from a phone
+        self._rounds: tuple[Any, list[dict[str, Any]]] = (None, [])
         self.session.listen(self._on_session)
         if not table.log:  # --resume: the log as it was, from the journal
             table.log.extend(journal_log(self.session)[-8:])
@@ -157,9 +160,21 @@ class TableFront:
                 log=t.log[-8:],
                 uno_said=list(view.uno_said),
                 fire=self.fire,
-                extra={"playable": self.playable()},
+                extra={"playable": self.playable(), "rounds": self.rounds()},
             )
             return build_state(self.session.game, extras)
+
+    def rounds(self) -> list[dict[str, Any]]:
+        """Each round scored so far: ``{"round", "winner", "points"}`` (the table view's
+        score table). Worked out from the journal again only when a round ended or was
+        taken back."""
+        with self.session.lock:
+            snap = self.session.snapshot()
+            key = (snap["round"], snap["round_winner"], snap["round_points"], str(snap["scores"]))
+            if self._rounds[0] != key:
+                entries = self.session.journal.entries(self.session.id)
+                self._rounds = (key, round_results(self.session.record, entries))
+            return [dict(r) for r in self._rounds[1]]
 
     def playable(self) -> list[str]:
         """The cards the awaited player may play now (COM-2 and the variant's rules), each
@@ -200,8 +215,14 @@ class TableFront:
                 _only(data, "deal")
                 if data["deal"] is not True:
                     return refused(400, 'deal: must be true ({"by": NAME, "deal": true})')
-                effects = s.next_round()
-                snap = s.snapshot()
+                with s.lock:  # two "Deal" taps at once: one deals, the other is told so
+                    snap = s.snapshot()
+                    if snap.get("awaiting") is not None:
+                        by = self._dealt[1] if self._dealt[0] == snap["round"] else "the table"
+                        return refused(409, f"{by} already dealt round {snap['round']}")
+                    effects = s.next_round()
+                    snap = s.snapshot()
+                    self._dealt = (snap["round"], player)
                 said = f"round {snap['round']} dealt: {snap['dealer']} deals"
                 self._done(player, effects, said)
                 return 200, {"ok": True, "effects": [effect_text(e) for e in effects] or [said]}
@@ -341,6 +362,31 @@ class TableFront:
         self.table.sync_launcher()
         what = "; ".join(texts) if texts else said
         self.notify(f"{player} (web): {what}", "")
+
+
+def round_results(record: Any, entries: Sequence[Any]) -> list[dict[str, Any]]:
+    """The rounds a game's journal scored (its actions in effect replayed on a fresh
+    engine, as ``--resume`` does): ``[{"round": 1, "winner": "Ann", "points": 60}, ...]``."""
+    game = Game.new(
+        record.variant,
+        list(record.players),
+        options=dict(record.options),
+        rng=random.Random(record.seed),
+        launcher=None,
+        hidden_hands=True,
+        dealer=record.dealer,
+    )
+    out: list[dict[str, Any]] = []
+    for action in actions_in_effect(entries):
+        if action is None:
+            game.next_round()
+            continue
+        game.apply(action)
+        snap = game.snapshot()
+        winner, points = snap["round_winner"], snap["round_points"]
+        if winner and points is not None and (not out or out[-1]["round"] != snap["round"]):
+            out.append({"round": snap["round"], "winner": winner, "points": points})
+    return out
 
 
 def journal_log(session: Any) -> list[str]:

@@ -62,12 +62,35 @@ function cardNode(node, code, named) {
   node.classList.add("card", "c-" + (p.colour || (code ? "wild" : "none")));
   clear(node);
   const shape = colour ? COLOURS[COLOUR_BY_NAME[colour]].mark : "★";
-  node.appendChild(el("span", "corner", shape));
-  node.appendChild(el("span", "mark", p.mark));
+  // The shape and the symbol are pictures of the words beside them: a screen reader
+  // reads the words, which are also what a button is named by (its visible text).
+  const corner = node.appendChild(el("span", "corner", shape));
+  const mark = node.appendChild(el("span", "mark", p.mark));
+  corner.setAttribute("aria-hidden", "true");
+  mark.setAttribute("aria-hidden", "true");
   node.appendChild(el("span", "name", p.name));
   if (!p.colour && named) node.appendChild(el("span", "named c-" + named, "→ " + named.toUpperCase()));
-  node.setAttribute("aria-label", code ? p.name + (named && !p.colour ? ", colour " + named : "") : "no card yet");
+  if (node.tagName !== "BUTTON") {
+    node.setAttribute("role", "img");
+    node.setAttribute("aria-label", code ? p.name + (named && !p.colour ? ", colour " + named : "") : "no card yet");
+  }
   node.dataset.code = code || "";
+  return node;
+}
+
+// A player's name as its own piece of text: a right-to-left name never reorders the
+// words around it (issue 23: "armed for 2 · שלום presses left").
+function nameNode(name) {
+  return el("bdi", "name-of", name);
+}
+
+// Text with names in it: ["armed for ", {name: "Ann"}, " · 1 press left"].
+function parts(node, list) {
+  clear(node);
+  for (const part of list) {
+    if (part && typeof part === "object") node.appendChild(nameNode(part.name));
+    else if (part) node.appendChild(document.createTextNode(String(part)));
+  }
   return node;
 }
 
@@ -106,4 +129,4 @@ function follow(onState, onOpen) {
   };
 }
 
-window.uno = { el, clear, cardNode, colourWord, cardParts, follow, isWild, COLOURS, COLOUR_BY_NAME, KINDS };
+window.uno = { el, clear, cardNode, colourWord, cardParts, follow, isWild, nameNode, parts, COLOURS, COLOUR_BY_NAME, KINDS };

@@ -1,7 +1,7 @@
 // A player's view: the moves the terminal accepts, as buttons, for this player only.
 "use strict";
 (function () {
-  const { el, clear, cardNode, colourWord, follow, isWild, COLOURS, KINDS } = window.uno;
+  const { el, clear, cardNode, colourWord, follow, isWild, parts, COLOURS, KINDS } = window.uno;
   const $ = (id) => document.getElementById(id);
   const secret = decodeURIComponent(location.pathname.split("/").pop() || "");
   let me = null;
@@ -10,6 +10,7 @@
   let pickKey = "";
   let drawn = ""; // what the moves were last drawn for (a redraw would lose typing/focus)
   const draft = {}; // the round-end answers typed so far
+  let foulAsk = false; // the "press anyway?" question is open
 
   // The answer to this phone's last action: ✓ for done, ⚠ for a foul, ✗ for refused,
   // the rule id small after the words. It goes away by itself (a ✓ after a few seconds)
@@ -100,7 +101,12 @@
 
   // The card picker: colour, then symbol; a wild then asks for its colour (and target).
   function picker(parent, mode) {
-    if (!pick || pick.mode !== mode) pick = { mode, colour: "r", code: null, named: null, target: null, uno: false, discarded: null };
+    if (!pick || pick.mode !== mode) {
+      // open on the colour to match (a wild's tab when none is named yet)
+      const match = { red: "r", yellow: "y", green: "g", blue: "b" }[state.color] || "r";
+      const colour = mode === "play" && state.deck.some((c) => c[0] === match) ? match : "r";
+      pick = { mode, colour, code: null, named: null, target: null, uno: false, discarded: null };
+    }
     const tabs = el("div", "row tabs");
     const letters = ["r", "y", "g", "b"].filter((l) => state.deck.some((c) => c[0] === l));
     if (state.deck.some(isWild)) letters.push("W");
@@ -236,9 +242,9 @@
       $("hand").textContent = "You: " + mineNow.hand_size + (mineNow.hand_size === 1 ? " card" : " cards") + " · " + mineNow.score + " points" + (mineNow.owes ? " · you owe " + mineNow.owes + (mineNow.owes === 1 ? " press" : " presses") : "");
     }
     const st = $("status");
-    if (s.game_winner) st.textContent = "★ " + s.game_winner + " wins the game!";
-    else if (!aw) st.textContent = (s.round_winner ? s.round_winner + " wins the round. " : "") + "Next: deal round " + (s.round + 1);
-    else st.textContent = mine ? "Your move: " + aw.doing : "Waiting for " + aw.by + ": " + aw.doing;
+    if (s.game_winner) parts(st, ["★ ", { name: s.game_winner }, " wins the game!"]);
+    else if (!aw) parts(st, [s.round_winner ? { name: s.round_winner } : "", s.round_winner ? " wins the round. " : "", "Next: deal round " + (s.round + 1)]);
+    else parts(st, mine ? ["Your move: " + aw.doing] : ["Waiting for ", { name: aw.by }, ": " + aw.doing]);
     document.body.classList.toggle("my-move", mine);
     // what the terminal's screen says to the table (ATK-3's load reminder), and its last line
     $("reminder").hidden = !s.reminder;
@@ -248,7 +254,7 @@
 
     const L0 = s.launcher;
     const sig = JSON.stringify([aw, s.uno_catchable, s.round, s.round_over, s.game_winner, s.players_can_act,
-      s.players.map((p) => [p.name, p.hand_size, p.owes]), L0 && [L0.kind, L0.working], s.playable, pick]);
+      s.players.map((p) => [p.name, p.hand_size, p.owes]), L0 && [L0.kind, L0.working], s.playable, pick, foulAsk]);
     if (sig === drawn) return; // nothing the moves depend on changed: keep what is typed
     drawn = sig;
     const A = clear($("actions"));
@@ -296,7 +302,7 @@
         revealForm(A);
       }
     } else {
-      A.appendChild(el("p", "hint", "Not your move: " + aw.by + " is to " + aw.doing + "."));
+      A.appendChild(parts(el("p", "hint"), ["Not your move: ", { name: aw.by }, " is to " + aw.doing + "."]));
     }
     if (s.uno_catchable === me) {
       // COM-6: UNO said late, before anyone catches it or the next player begins
@@ -309,8 +315,17 @@
     const L = s.launcher;
     const pressNow = mine && (aw.verbs.includes("press"));
     if (L && L.kind === "sim" && L.working && !pressNow) {
-      X.appendChild(el("p", "hint", "The simulated launcher's button (a press nobody owes is a foul, ATK-26):"));
-      button(X, "Press the launcher's button anyway", () => send({ press: true }), "btn warn").id = "foul";
+      // A press nobody owes is a foul (ATK-26): possible, as at a real table, but behind
+      // a question, never a big button under every idle phone.
+      if (!foulAsk) {
+        button(X, "Press the launcher's button anyway…", () => { foulAsk = true; drawn = ""; render(); }, "btn link").id = "foul";
+      } else {
+        X.appendChild(el("p", "ask", "Nobody asked you to press: a press now is a foul (ATK-26). Press anyway?"));
+        const row = el("div", "row");
+        button(row, "Yes, press it (a foul)", () => { foulAsk = false; send({ press: true }); }, "btn warn").id = "foul-yes";
+        button(row, "No", () => { foulAsk = false; drawn = ""; render(); }, "btn").id = "foul-no";
+        X.appendChild(row);
+      }
     }
   }
 

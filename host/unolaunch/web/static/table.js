@@ -1,7 +1,7 @@
 // The table view: read-only, large, updated live.
 "use strict";
 (function () {
-  const { el, clear, cardNode, colourWord, follow } = window.uno;
+  const { el, clear, cardNode, colourWord, follow, nameNode, parts } = window.uno;
   const $ = (id) => document.getElementById(id);
   let lastFire = null;
   let fireTimer = null;
@@ -17,24 +17,25 @@
     const banner = $("banner");
     if (s.game_winner) {
       banner.hidden = false;
-      banner.textContent = "★ " + s.game_winner + " wins the game with " + s.scores[s.game_winner] + " points!";
+      parts(banner, ["★ ", { name: s.game_winner }, " wins the game with " + s.scores[s.game_winner] + " points!"]);
     } else if (s.round_winner) {
       banner.hidden = false;
       const pts = s.round_points !== null && s.round_points !== undefined ? " (+" + s.round_points + " points)" : "";
-      banner.textContent = s.round_winner + " wins round " + s.round + pts;
+      parts(banner, [{ name: s.round_winner }, " wins round " + s.round + pts]);
     } else {
       banner.hidden = true;
     }
 
     const aw = s.awaiting;
-    $("who").textContent = aw ? "▶ " + aw.by : (s.game_winner ? "game over" : "round over");
+    if (aw) parts($("who"), ["▶ ", { name: aw.by }]);
+    else $("who").textContent = s.game_winner ? "game over" : "round over";
     $("doing").textContent = aw ? aw.doing : (s.game_winner ? "" : "deal the next round");
 
     const players = clear($("players"));
     for (const p of s.players) {
       const box = el("div", "player" + (p.awaited ? " awaited" : "") + (p.one_card ? " one" : ""));
       box.dataset.player = p.name;
-      const head = el("div", "pname", (p.awaited ? "▶ " : "") + p.name);
+      const head = parts(el("div", "pname"), [p.awaited ? "▶ " : "", { name: p.name }]);
       if (p.dealer) head.appendChild(el("span", "tag", "dealer"));
       box.appendChild(head);
       const hand = el("div", "hand");
@@ -55,11 +56,11 @@
       clear(launcher);
       launcher.appendChild(el("span", "label", "launcher"));
       let state;
-      if (!L.connected) state = "UNPLUGGED — plug it back in";
-      else if (L.fault) state = "FAULT: " + L.fault;
-      else if (L.armed) state = "armed for " + L.armed.player + " · " + (L.armed.mode === "until_card" ? "until a card comes out" : L.armed.presses + " press" + (L.armed.presses === 1 ? "" : "es") + " left");
-      else state = "disarmed (a press now is a foul)";
-      launcher.appendChild(el("span", "lstate" + (L.fault || !L.connected ? " bad" : ""), state));
+      if (!L.connected) state = ["UNPLUGGED — plug it back in"];
+      else if (L.fault) state = ["FAULT: " + L.fault];
+      else if (L.armed) state = ["armed for ", { name: L.armed.player }, " · " + (L.armed.mode === "until_card" ? "until a card comes out" : L.armed.presses + " press" + (L.armed.presses === 1 ? "" : "es") + " left")];
+      else state = ["disarmed (a press now is a foul)"];
+      launcher.appendChild(parts(el("span", "lstate" + (L.fault || !L.connected ? " bad" : "")), state));
       if (L.cards_inside !== null && L.cards_inside !== undefined) launcher.appendChild(el("span", "inside", L.cards_inside + " cards inside"));
       launcher.appendChild(el("span", "counts", L.presses + (L.presses === 1 ? " press · " : " presses · ") + L.cards_out + " cards out · " + L.fouls + (L.fouls === 1 ? " foul" : " fouls")));
     } else {
@@ -81,6 +82,38 @@
 
     const log = clear($("log"));
     for (const line of (s.log || []).slice(-6).reverse()) log.appendChild(el("li", null, line));
+
+    roundsTable(s);
+  }
+
+  // Who won which round, with how many points: what a family looks at between rounds.
+  function roundsTable(s) {
+    const box = $("rounds");
+    const rounds = s.rounds || [];
+    box.hidden = rounds.length === 0;
+    if (!rounds.length) return;
+    const table = el("table", "rounds-table");
+    table.appendChild(el("caption", null, "Scores by round"));
+    const head = el("tr");
+    head.appendChild(el("th", null, "Round")).setAttribute("scope", "col");
+    for (const p of s.players) {
+      const th = head.appendChild(el("th"));
+      th.setAttribute("scope", "col");
+      th.appendChild(nameNode(p.name));
+    }
+    table.appendChild(el("thead")).appendChild(head);
+    const body = table.appendChild(el("tbody"));
+    for (const r of rounds) {
+      const row = body.appendChild(el("tr"));
+      row.dataset.round = r.round;
+      const th = row.appendChild(el("th", null, String(r.round)));
+      th.setAttribute("scope", "row");
+      for (const p of s.players) row.appendChild(el("td", p.name === r.winner ? "won" : null, p.name === r.winner ? "★ +" + r.points : "—"));
+    }
+    const foot = table.appendChild(el("tfoot")).appendChild(el("tr"));
+    foot.appendChild(el("th", null, "Total")).setAttribute("scope", "row");
+    for (const p of s.players) foot.appendChild(el("td", null, String(p.score)));
+    clear(box).appendChild(table);
   }
 
   function showFire(f) {
