@@ -7,6 +7,7 @@ resumed game's log and launcher counters rebuilt from the journal.
 from __future__ import annotations
 
 import io
+import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -156,3 +157,38 @@ def test_item4_deal_says_what_it_did(game: WebGame) -> None:
     reply = game.ok({"by": "Bob", "deal": True})
     assert reply["effects"] == ["round 2 dealt: Ann deals"]  # not "done"
     assert game.table.log[-1] == "Bob (web): round 2 dealt: Ann deals"
+
+
+def test_item11_two_deal_taps_at_once_one_deals_the_other_is_told_who_did(
+    game: WebGame,
+) -> None:
+    import threading
+
+    _finish_round(game)
+    replies: dict[str, tuple[int, dict[str, object]]] = {}
+
+    def tap(name: str) -> None:
+        replies[name] = game.act({"by": name, "deal": True})
+
+    taps = [threading.Thread(target=tap, args=(n,)) for n in ("Bob", "Cy")]
+    for t in taps:
+        t.start()
+    for t in taps:
+        t.join()
+    ok = [n for n, (status, _) in replies.items() if status == 200]
+    assert len(ok) == 1, replies
+    loser = "Cy" if ok == ["Bob"] else "Bob"
+    status, reply = replies[loser]
+    assert status == 409 and reply["error"] == f"{ok[0]} already dealt round 2"
+    assert "COM-4" not in json.dumps(reply)
+    kinds = [e.kind for e in game.session.journal.entries(game.session.id)]
+    assert kinds.count("deal") == 1
+
+
+def test_item10_the_state_has_each_rounds_winner_and_points(game: WebGame) -> None:
+    assert game.state()["rounds"] == []
+    _finish_round(game)
+    st = game.state()
+    assert st["rounds"] == [{"round": 1, "winner": "Ann", "points": st["round_points"]}]
+    game.session.undo(1)  # the round's end taken back at the terminal
+    assert game.state()["rounds"] == []
