@@ -8,18 +8,21 @@ from __future__ import annotations
 
 import json
 import signal
+import socket
 import urllib.error
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 from conftest import RunCli
 from table_pty import Player
+from test_web_browser_truth import chromium  # noqa: F401  (the fixture)
 
 
-def _start(data: Path, *args: str) -> tuple[Player, str, dict[str, str]]:
-    """``play ARGS --web 0``: the table view's address and the links printed (what was
+def _start(data: Path, *args: str, port: str = "0") -> tuple[Player, str, dict[str, str]]:
+    """``play ARGS --web PORT``: the table view's address and the links printed (what was
     printed between them in ``p.head``)."""
-    p = Player(data, "play", *args, "--web", "0", timeout=30)
+    p = Player(data, "play", *args, "--web", port, timeout=30)
     p.expect("Table view: ")
     url = p.child.readline().split()[0]
     links = {}
@@ -108,3 +111,53 @@ def test_item5_links_survive_kill_9_and_resume_new_links_revokes_them(tmp_path: 
 def test_item5_new_links_needs_web(run_cli: RunCli) -> None:
     proc = run_cli("play", "--variant", "attack", "--players", "Ann,Bob", "--new-links")
     assert proc.returncode == 2 and "use it with --web" in proc.stderr
+
+
+def test_item5_an_open_phone_after_a_restart_goes_on_or_says_its_link_is_gone(
+    tmp_path: Path,
+    chromium: Any,  # noqa: F811  (the fixture imported above)
+) -> None:
+    """In chromium: a phone open during ``kill -9`` goes on playing after ``--resume`` (the
+    same link, the page reconnects by itself); after ``--resume --new-links`` the same open
+    page says, full size, that its link does not work and what to do — no buttons."""
+    from playwright.sync_api import expect
+
+    with socket.socket() as probe:  # one port for every run: the page reconnects to it
+        probe.bind(("127.0.0.1", 0))
+        port = str(probe.getsockname()[1])
+    data = tmp_path / "data"
+    game = ("--variant", "attack", "--players", "Ann,Bob,Cy", "--dealer", "Cy")
+    p, _, links = _start(data, *game, port=port)
+    context = chromium.new_context(viewport={"width": 390, "height": 844}, has_touch=True)
+    context.set_default_timeout(20_000)
+    cy = context.new_page()
+    cy.goto(links["Cy"])
+    expect(cy.locator("#status")).to_contain_text("Your move: turn up the start card")
+    p.child.kill(signal.SIGKILL)
+    p.child.wait()
+    p.child.close()
+    expect(cy.locator("#live")).not_to_have_text("live")
+
+    p, _, again = _start(data, "--resume", port=port)
+    try:
+        assert again == links
+        expect(cy.locator("#live")).to_have_text("live")  # reconnected by itself
+        cy.click("[data-tab=r]")
+        cy.click("[data-card=r5]")
+        cy.click("#go")
+        expect(cy.locator("#message")).to_contain_text("✓")
+        assert p.state()["top"] == "r5"
+    finally:
+        p.close()
+
+    p, _, fresh = _start(data, "--resume", "--new-links", port=port)
+    try:
+        assert fresh["Cy"] != links["Cy"]
+        refused = cy.locator("#refused")
+        expect(refused).to_contain_text("This link does not work any more")
+        expect(refused).to_contain_text("What to do:")
+        assert float(refused.evaluate("e => parseFloat(getComputedStyle(e).fontSize)")) >= 18
+        expect(cy.locator("button")).to_have_count(0)  # nothing to tap that would be refused
+    finally:
+        p.close()
+        context.close()
