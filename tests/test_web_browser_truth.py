@@ -4,7 +4,8 @@ table view on a 1920x1080 screen and three phones (390x844, touch) of players na
 
 Checked on the pages: the dealer's load reminder (ATK-3) on the table view and the phones
 (item 3); the launcher line after a start card typed at the terminal, with the name
-isolated (items 1, 9); no press replayed when a table view opens (item 2); a foul behind a
+isolated (items 1, 9); no press replayed when a table view opens (item 2); UNO said late from a
+phone (item 3); a foul behind a
 question and said as a foul (items 4, 11); the card picker opening on the colour to match
 with labels that fit (item 11); names that never overflow a tile or widen a phone (item
 9); scores and the launcher line readable across a room, and the per-round score table
@@ -236,10 +237,25 @@ def test_round_two_in_chromium_truth_names_room_and_axe(tmp_path: Path, chromium
 
         # Item 10: the round ends (a 'fix' typed at the terminal, the last card played and
         # the hands reported from the phone): the per-round score table.
-        p.type(f"{LONG}> ", f"fix {LONG} 1")
-        _wait(url, lambda s: s["players"][2]["hand_size"] == 1, "the fix")
-        secret = links[LONG].rsplit("/p/", 1)[1]
-        assert _act(url, secret, {"by": LONG, "play": "g7"}) == 200
+        # Item 3: UNO said late from the phone (COM-6), as 'uno' typed at the terminal.
+        secrets = {n: link.rsplit("/p/", 1)[1] for n, link in links.items()}
+        secret = secrets[LONG]
+        p.type(f"{LONG}> ", f"fix {LONG} 2")
+        _wait(url, lambda s: s["players"][2]["hand_size"] == 2, "the fix")
+        assert _act(url, secret, {"by": LONG, "play": "g7"}) == 200  # UNO not said
+        expect(pages["Ann"].locator("#catch")).to_be_visible()
+        pages[LONG].click("#say-uno")
+        expect(table.locator(f".player[data-player='{LONG}'] .uno")).to_have_text("UNO!")
+        expect(pages["Ann"].locator("#catch")).to_have_count(0)
+        for name in ("Ann", RTL):  # their presses, then the last card
+            _wait(
+                url,
+                lambda s, n=name: (s["launcher"]["armed"] or {}).get("player") == n,
+                f"the launcher armed for {name}",
+            )
+            assert _act(url, secrets[name], {"by": name, "press": True}) == 202
+        _wait(url, lambda s: s["awaiting"]["by"] == LONG, f"{LONG}'s turn")
+        assert _act(url, secret, {"by": LONG, "play": "g3"}) == 200
         sizes = {x["name"]: x["hand_size"] for x in _state(url)["players"] if x["name"] != LONG}
         left = {n: str(30 + 2 * k) for n, k in sizes.items()}
         assert _act(url, secret, {"by": LONG, "reveal": left}) == 200
