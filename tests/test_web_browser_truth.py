@@ -244,7 +244,10 @@ def test_round_two_in_chromium_truth_names_room_and_axe(tmp_path: Path, chromium
         _wait(url, lambda s: s["players"][2]["hand_size"] == 2, "the fix")
         assert _act(url, secret, {"by": LONG, "play": "g7"}) == 200  # UNO not said
         expect(pages["Ann"].locator("#catch")).to_be_visible()
+        # item 4: שלום's answer was about a turn that is over now: gone
+        expect(rtl.locator("#message")).to_be_hidden()
         pages[LONG].click("#say-uno")
+        expect(pages[LONG].locator("#message")).to_contain_text("✓")
         expect(table.locator(f".player[data-player='{LONG}'] .uno")).to_have_text("UNO!")
         expect(pages["Ann"].locator("#catch")).to_have_count(0)
         for name in ("Ann", RTL):  # their presses, then the last card

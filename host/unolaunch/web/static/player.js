@@ -13,20 +13,18 @@
   let foulAsk = false; // the "press anyway?" question is open
 
   // The answer to this phone's last action: ✓ for done, ⚠ for a foul, ✗ for refused,
-  // the rule id small after the words. It goes away by itself (a ✓ after a few seconds)
-  // and when the game moves on to another turn or round: it never speaks of an old one.
-  let sayTimer = null;
-  let saidAt = 0;
+  // the rule id small after the words. It belongs to the turn it was given in (the state
+  // just after the action): when the game moves on to another turn or round it goes away,
+  // so that it never speaks of an old one.
+  let saidKey = null;
   function say(text, ok, rule) {
     const m = clear($("message"));
     m.hidden = !text;
-    clearTimeout(sayTimer);
-    saidAt = Date.now();
+    saidKey = text ? pickKey : null;
     if (!text) return;
     m.appendChild(document.createTextNode(text));
     if (rule) m.appendChild(el("small", "rule", " " + rule));
     m.className = "message " + (ok === true ? "ok" : ok === "warn" ? "warn" : "bad");
-    if (ok === true) sayTimer = setTimeout(() => say(""), 6000);
   }
 
   // Actions go out one after the other, none lost; the same action twice while the first
@@ -50,6 +48,8 @@
       cache: "no-store",
     })
       .then((r) => r.json().then((reply) => ({ status: r.status, reply })))
+      // the state after the action first: the answer belongs to the turn it leads to
+      .then((answer) => Promise.resolve(live ? live.refresh().catch(() => null) : null).then(() => answer))
       .then(({ status, reply }) => {
         if (status >= 200 && status < 300) {
           pick = null;
@@ -233,10 +233,10 @@
     const key = [s.version >= 0 ? "" : "", aw ? aw.by + ":" + aw.choice + ":" + aw.verbs.join(",") : "none", s.round].join("|");
     if (key !== pickKey) {
       if (pickKey) pick = null;
-      if (pickKey && Date.now() - saidAt > 1500) say(""); // about a turn that is over
       for (const k of Object.keys(draft)) delete draft[k];
       pickKey = key;
     }
+    if (saidKey !== null && saidKey !== pickKey) say(""); // about a turn that is over
     const mineNow = myPlayer();
     if (mineNow) {
       $("hand").textContent = "You: " + mineNow.hand_size + (mineNow.hand_size === 1 ? " card" : " cards") + " · " + mineNow.score + " points" + (mineNow.owes ? " · you owe " + mineNow.owes + (mineNow.owes === 1 ? " press" : " presses") : "");
