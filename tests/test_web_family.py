@@ -7,7 +7,8 @@ what the event stream delivered are checked against an oracle: the rules engine 
 same accepted actions on its own (a refused action must change nothing at all).
 
 Several seeds, whole games to a low target; no launcher (presses carry their count, as
-typed at a table without one).
+typed at a table without one). One more game is played with the table view and the three
+phones open in chromium: after every action each page shows what ``/api/state`` says.
 """
 
 from __future__ import annotations
@@ -17,11 +18,13 @@ import json
 import random
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from test_web_api import WebGame, _serve
+from test_web_browser_truth import chromium  # noqa: F401  (the fixture)
 from unolaunch.rules import Game
 
 COLORS = ("red", "yellow", "green", "blue")
@@ -166,6 +169,63 @@ _last_play: list[dict[str, Any]] = []
 def test_a_family_plays_from_its_phones_and_the_pages_tell_the_truth(
     tmp_path: Path, seed: int
 ) -> None:
+    play_family(tmp_path, seed)
+
+
+def test_the_family_with_the_pages_open_in_chromium(
+    tmp_path: Path,
+    chromium: Any,  # noqa: F811  (the fixture imported above)
+) -> None:
+    """The same family, with the table view and the three phones open in chromium: after
+    every action each page shows what ``/api/state`` says."""
+    from playwright.sync_api import expect
+
+    context = chromium.new_context(viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(20_000)
+    pages: dict[str, Any] = {}
+
+    def opened(game: WebGame) -> None:
+        url = f"http://127.0.0.1:{game.server.port}/"
+        pages["table"] = context.new_page()
+        pages["table"].goto(url)
+        for name, secret in game.secrets.items():
+            pages[name] = context.new_page()
+            pages[name].goto(f"{url}p/{secret}")
+            expect(pages[name].locator("#me")).to_have_text(name)
+
+    def check(state: dict[str, Any]) -> None:
+        for page in pages.values():
+            expect(page.locator("body")).to_have_attribute("data-version", str(state["version"]))
+        table = pages["table"]
+        assert table.get_attribute("#top", "data-code") == (state["top"] or "")
+        for p in state["players"]:
+            tile = table.locator(f".player[data-player='{p['name']}']")
+            assert tile.locator(".count").inner_text() == str(p["hand_size"])
+            assert tile.locator(".score").inner_text() == f"{p['score']} points"
+        aw = state["awaiting"]
+        who = table.locator("#who").inner_text()
+        assert who == (f"▶ {aw['by']}" if aw else who), (who, aw)
+        for name in game_players:
+            status = pages[name].locator("#status").inner_text()
+            if aw and aw["by"] == name:
+                assert status.startswith("Your move: "), (name, status)
+            elif aw:
+                assert status.startswith(f"Waiting for {aw['by']}"), (name, status)
+
+    game_players = ("Ann", "Bob", "Cy")
+    try:
+        play_family(tmp_path, 4, opened=opened, check=check)
+    finally:
+        context.close()
+
+
+def play_family(
+    tmp_path: Path,
+    seed: int,
+    opened: Callable[[WebGame], None] | None = None,
+    check: Callable[[dict[str, Any]], None] | None = None,
+) -> None:
+    """One seeded game played from the phones, checked after every action."""
     rng = random.Random(seed)
     _last_play.clear()
     served = _serve(tmp_path, target=60)
@@ -182,6 +242,8 @@ def test_a_family_plays_from_its_phones_and_the_pages_tell_the_truth(
             dealer=record.dealer,
         )
         stream = Stream(game.server.port)
+        if opened is not None:
+            opened(game)
         refused = accepted = 0
         state = game.state()
         for _ in range(600):
@@ -203,6 +265,8 @@ def test_a_family_plays_from_its_phones_and_the_pages_tell_the_truth(
             assert page_view(after) == oracle_view(oracle), (seed, action, reply)
             streamed = stream.at(after["version"])
             assert page_view(streamed) == page_view(after)
+            if check is not None:
+                check(after)
             state = after
         stream.close()
         assert state["game_winner"], f"seed {seed}: no winner in 600 actions"

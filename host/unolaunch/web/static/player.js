@@ -226,6 +226,7 @@
   function render() {
     if (!state || !me) return;
     const s = state;
+    document.body.dataset.version = s.version;
     cardNode($("top"), s.top, s.top && isWild(s.top) ? s.color : null);
     colourWord($("color"), s.color);
     const aw = s.awaiting;
