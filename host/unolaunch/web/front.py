@@ -364,10 +364,9 @@ class TableFront:
         self.notify(f"{player} (web): {what}", "")
 
 
-def round_results(record: Any, entries: Sequence[Any]) -> list[dict[str, Any]]:
-    """The rounds a game's journal scored (its actions in effect replayed on a fresh
-    engine, as ``--resume`` does): ``[{"round": 1, "winner": "Ann", "points": 60}, ...]``."""
-    game = Game.new(
+def _fresh_game(record: Any) -> Game:
+    """A game as a journal's record starts it (hidden hands, as :class:`Session`)."""
+    return Game.new(
         record.variant,
         list(record.players),
         options=dict(record.options),
@@ -376,6 +375,12 @@ def round_results(record: Any, entries: Sequence[Any]) -> list[dict[str, Any]]:
         hidden_hands=True,
         dealer=record.dealer,
     )
+
+
+def round_results(record: Any, entries: Sequence[Any]) -> list[dict[str, Any]]:
+    """The rounds a game's journal scored (its actions in effect replayed on a fresh
+    engine, as ``--resume`` does): ``[{"round": 1, "winner": "Ann", "points": 60}, ...]``."""
+    game = _fresh_game(record)
     out: list[dict[str, Any]] = []
     for action in actions_in_effect(entries):
         if action is None:
@@ -390,17 +395,37 @@ def round_results(record: Any, entries: Sequence[Any]) -> list[dict[str, Any]]:
 
 
 def journal_log(session: Any) -> list[str]:
-    """What happened in ``session``'s game so far, one line per journal entry in the game
-    screen's words (``history``'s), without the launcher's bookkeeping marks: the log a
-    resumed game shows."""
-    from unolaunch.commands.history import log_texts
-
-    entries = [
-        e
-        for e in session.journal.entries(session.id)
-        if not (e.kind == "note" and "launcher_event" in e.data)
-    ]
-    return log_texts(session.record, entries)
+    """What happened in ``session``'s game so far, in the game screen's words (each
+    action's effects, the table's notices, deals and undos), from its journal replayed on a
+    fresh engine: the log a resumed game shows. Stops at an entry that does not replay."""
+    game = _fresh_game(session.record)
+    out: list[str] = []
+    for e in session.journal.entries(session.id):
+        data = e.data
+        try:
+            if e.kind == "action":
+                effects = game.apply(data)
+                cards = data.get("cards")
+                if data.get("press") is True and isinstance(cards, int):
+                    # as the launcher's line says it (table/launcher.py)
+                    said = f"{data['by']} presses: {cards} card{'s' if cards != 1 else ''} out"
+                    rest = "; ".join(effect_text(x) for x in effects if x.kind != "draw")
+                    out.append(f"{said} · {rest}" if rest else said)
+                else:
+                    out += [effect_text(x) for x in effects]
+            elif e.kind == "undo":
+                n = int(data.get("n", 1))
+                game.undo(n)
+                out.append(f"undid {n} action(s)")
+            elif e.kind == "deal":
+                game.next_round()
+                snap = game.snapshot()
+                out.append(f"round {snap['round']} dealt: {snap['dealer']} deals")
+            elif e.kind == "note" and isinstance(data.get("notice"), str):
+                out.append(str(data["notice"]))
+        except (IllegalMoveError, ValueError, KeyError, TypeError):
+            break
+    return out
 
 
 def _only(data: Mapping[str, Any], verb: str) -> None:
