@@ -226,6 +226,8 @@ def test_round_two_in_chromium_truth_names_room_and_axe(tmp_path: Path, chromium
         rtl.click("#press")
         seq = _wait(url, lambda s: s["fire"] is not None, "a press")["fire"]["seq"]
         expect(table.locator("#fire")).to_be_visible()  # news to the page that saw it
+        expect(table.locator("#fire bdi")).to_have_text(RTL)  # item 9: in the log too
+        expect(table.locator("#log li bdi").filter(has_text=RTL).first).to_be_visible()
         fresh = tv.new_page()
         fresh.goto(url)
         expect(fresh.locator("#live")).to_have_text("live")

@@ -94,6 +94,25 @@ function parts(node, list) {
   return node;
 }
 
+// Text from the table (a log line, a notice) with the players' names in it isolated.
+function named(node, text, names) {
+  const list = [];
+  const sorted = (names || []).filter(Boolean).slice().sort((a, b) => b.length - a.length);
+  let rest = String(text || "");
+  while (rest) {
+    let at = -1;
+    let who = null;
+    for (const n of sorted) {
+      const i = rest.indexOf(n);
+      if (i >= 0 && (at < 0 || i < at)) { at = i; who = n; }
+    }
+    if (who === null) { list.push(rest); break; }
+    list.push(rest.slice(0, at), { name: who });
+    rest = rest.slice(at + who.length);
+  }
+  return parts(node, list);
+}
+
 function colourWord(node, colour) {
   clear(node);
   node.className = "colour-word" + (colour ? " t-" + colour : "");
@@ -129,4 +148,4 @@ function follow(onState, onOpen) {
   };
 }
 
-window.uno = { el, clear, cardNode, colourWord, cardParts, follow, isWild, nameNode, parts, COLOURS, COLOUR_BY_NAME, KINDS };
+window.uno = { el, clear, cardNode, colourWord, cardParts, follow, isWild, nameNode, parts, named, COLOURS, COLOUR_BY_NAME, KINDS };

@@ -1,7 +1,7 @@
 // A player's view: the moves the terminal accepts, as buttons, for this player only.
 "use strict";
 (function () {
-  const { el, clear, cardNode, colourWord, follow, isWild, parts, COLOURS, KINDS } = window.uno;
+  const { el, clear, cardNode, colourWord, follow, isWild, parts, named, COLOURS, KINDS } = window.uno;
   const $ = (id) => document.getElementById(id);
   const secret = decodeURIComponent(location.pathname.split("/").pop() || "");
   let me = null;
@@ -248,10 +248,11 @@
     else parts(st, mine ? ["Your move: " + aw.doing] : ["Waiting for ", { name: aw.by }, ": " + aw.doing]);
     document.body.classList.toggle("my-move", mine);
     // what the terminal's screen says to the table (ATK-3's load reminder), and its last line
+    const names = s.players.map((p) => p.name);
     $("reminder").hidden = !s.reminder;
-    $("reminder").textContent = s.reminder ? "☞ " + s.reminder : "";
+    named($("reminder"), s.reminder ? "☞ " + s.reminder : "", names);
     $("notice").hidden = !s.notice;
-    $("notice").textContent = s.notice ? "Last: " + s.notice : "";
+    named($("notice"), s.notice ? "Last: " + s.notice : "", names);
 
     const L0 = s.launcher;
     const sig = JSON.stringify([aw, s.uno_catchable, s.round, s.round_over, s.game_winner, s.players_can_act,

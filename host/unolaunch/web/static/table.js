@@ -1,7 +1,7 @@
 // The table view: read-only, large, updated live.
 "use strict";
 (function () {
-  const { el, clear, cardNode, colourWord, follow, nameNode, parts } = window.uno;
+  const { el, clear, cardNode, colourWord, follow, nameNode, parts, named } = window.uno;
   const $ = (id) => document.getElementById(id);
   let lastFire = null;
   let fireTimer = null;
@@ -67,9 +67,10 @@
       launcher.hidden = true;
     }
 
+    const names = s.players.map((p) => p.name);
     const warning = $("warning");
     warning.hidden = !s.warning;
-    warning.textContent = s.warning ? "⚠ " + s.warning : "";
+    named(warning, s.warning ? "⚠ " + s.warning : "", names);
 
     // A press is news only to a page that saw the state before it: opening or reloading
     // the page shows the game as it is, not the last press again.
@@ -78,10 +79,10 @@
 
     const reminder = $("reminder");
     reminder.hidden = !s.reminder;
-    reminder.textContent = s.reminder ? "☞ " + s.reminder : "";
+    named(reminder, s.reminder ? "☞ " + s.reminder : "", names);
 
     const log = clear($("log"));
-    for (const line of (s.log || []).slice(-6).reverse()) log.appendChild(el("li", null, line));
+    for (const line of (s.log || []).slice(-6).reverse()) log.appendChild(named(el("li"), line, names));
 
     roundsTable(s);
   }
@@ -119,9 +120,9 @@
   function showFire(f) {
     const box = $("fire");
     const n = f.cards;
-    box.textContent = n === 0
-      ? "○ " + f.player + " pressed — no card came out"
-      : "✸ " + n + " card" + (n === 1 ? "" : "s") + " for " + f.player + "!";
+    parts(box, n === 0
+      ? ["○ ", { name: f.player }, " pressed — no card came out"]
+      : ["✸ " + n + " card" + (n === 1 ? "" : "s") + " for ", { name: f.player }, "!"]);
     box.dataset.seq = f.seq;
     box.hidden = false;
     box.classList.remove("pop");
