@@ -5,7 +5,8 @@ Routes (all same-origin, nothing loaded from elsewhere):
 ``GET /``
     the table view (read-only, for a tablet or a TV).
 ``GET /p/SECRET``
-    one player's view (their join link).
+    one player's view (their join link); a secret this game does not have gets a page
+    (404) saying so and what to do. Any other address: a 404 page.
 ``GET /api/state``
     the game as JSON (:mod:`unolaunch.web.state`); public, like the table itself.
 ``GET /api/events``
