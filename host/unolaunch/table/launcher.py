@@ -183,6 +183,18 @@ class LinkedLauncher:
         if ev.get("event") == "link" and ev.get("state") == "lost":
             with self._lock:
                 self.connected = False
+            burst = ev.get("burst")
+            who = burst.get("player") if isinstance(burst, dict) else None
+            if isinstance(who, str):
+                # a burst was running: its cards flew out, its eject never comes (the
+                # board lost power with the cable); only the table can count them
+                self.notify(
+                    f"lost the launcher during {who}'s burst",
+                    f"the launcher was unplugged while {who}'s burst ran: count the cards that "
+                    f"came out and give them to {who} with 'fix {who} N'; then plug it back in "
+                    "(it is re-armed by itself)",
+                )
+                return
             self.notify(
                 "lost the launcher",
                 "the launcher is disconnected: plug it back in (it is re-armed by itself); "
