@@ -14,6 +14,7 @@
 //   6. watchdog/machine.reset() rebuild a fresh chip (REASON + SCRATCH kept)
 //   8. "stall": IN transfers of the CDC data endpoint are held until "unstall"
 //   9. speed: a faster instruction loop in place of executeInstruction() + clock.tick()
+//  10. CPU flags of ADCS/SBCS/LSLS/LSRS/ASRS/RORS as ARMv6-M says (stock got 4 families wrong)
 'use strict';
 
 const fs = require('fs');
@@ -334,6 +335,93 @@ class FlashSSI extends RegisterFile {
 }
 
 // ---------------------------------------------------------------------------------------------
+// 10. CPU flags. rp2040js 1.4.1 computes ADCS/SBCS by folding the carry into an operand
+// (wrong V when that operand is 0x7FFFFFFF), LSLS by register takes bit -1 for shifts of
+// 33-255, and LSRS/ASRS/RORS by register change C for a shift of 0 (issue 26; found with
+// tests/test_rp2040_isa.py against the ARMv6-M rules). armv6mDataProcessing() executes these
+// six instructions (data-processing encoding T1, opcodes 2-7) as ARMv6-M's AddWithCarry() and
+// Shift_C() say; the fast decoder calls it and the stock core is patched to call it too.
+function addWithCarry(core, x, y, carry) {
+  const sum = (x >>> 0) + (y >>> 0) + carry;
+  const result = sum >>> 0;
+  core.N = result >= 0x80000000;
+  core.Z = result === 0;
+  core.C = sum > 0xffffffff;
+  core.V = ((x ^ result) & (y ^ result) & 0x80000000) !== 0; // both operands' sign lost
+  return result;
+}
+function armv6mDataProcessing(core, op) {
+  const R = core.registers;
+  const Rdn = op & 7;
+  const m = R[(op >> 3) & 7];
+  const input = R[Rdn];
+  const kind = (op >> 6) & 0xf;
+  if (kind === 5) {
+    R[Rdn] = addWithCarry(core, input, m, core.C ? 1 : 0); // ADCS
+    return;
+  }
+  if (kind === 6) {
+    R[Rdn] = addWithCarry(core, input, ~m, core.C ? 1 : 0); // SBCS
+    return;
+  }
+  const n = m & 0xff; // shift by register: the bottom byte of Rm; 0 leaves C as it was
+  let result = input >>> 0;
+  let c = core.C;
+  if (n) {
+    switch (kind) {
+      case 2: // LSLS
+        result = n < 32 ? (input << n) >>> 0 : 0;
+        c = n < 32 ? !!((input >>> (32 - n)) & 1) : n === 32 && !!(input & 1);
+        break;
+      case 3: // LSRS
+        result = n < 32 ? input >>> n : 0;
+        c = n < 32 ? !!((input >>> (n - 1)) & 1) : n === 32 && !!(input >>> 31);
+        break;
+      case 4: // ASRS
+        result = (n < 32 ? input >> n : input >> 31) >>> 0;
+        c = !!((input >>> (n < 32 ? n - 1 : 31)) & 1);
+        break;
+      default: {
+        // RORS: C is the result's top bit
+        const r = n & 31;
+        result = r ? ((input >>> r) | (input << (32 - r))) >>> 0 : input >>> 0;
+        c = !!(result >>> 31);
+      }
+    }
+  }
+  R[Rdn] = result;
+  core.N = result >= 0x80000000;
+  core.Z = result === 0;
+  core.C = c;
+}
+// The stock core, for the instructions the fast decoder leaves to it (and every instruction
+// with UNOLAUNCH_RP2_CORE=stock): the same six instructions go to armv6mDataProcessing().
+{
+  const { CortexM0Core } = lib('cortex-m0-core.js');
+  const stockExecute = CortexM0Core.prototype.executeInstruction;
+  CortexM0Core.prototype.executeInstruction = function () {
+    // Take a pending exception first, exactly as the stock core does, and only once.
+    let recheck = false;
+    if (this.interruptsUpdated) {
+      if (this.checkForInterrupts()) this.waiting = false;
+      recheck = this.interruptsUpdated;
+      this.interruptsUpdated = false;
+    }
+    const op = this.readUint16(this.PC & ~1);
+    let cycles;
+    if (op >>> 6 >= 0x102 && op >>> 6 <= 0x107) {
+      this.PC += 2;
+      armv6mDataProcessing(this, op);
+      this.cycles += 1;
+      cycles = 1;
+    } else cycles = stockExecute.call(this);
+    if (recheck) this.interruptsUpdated = true;
+    return cycles;
+  };
+}
+const STOCK_CORE = process.env.UNOLAUNCH_RP2_CORE === 'stock'; // (tests: check the fallback)
+
+// ---------------------------------------------------------------------------------------------
 // 9. Speed: rp2040js's CortexM0Core.executeInstruction() walks one long if/else chain per
 // instruction and reaches SRAM through several range checks, and the run loop called
 // clock.tick() after every instruction. makeFastCore() returns run(), which executes a run of
@@ -438,7 +526,7 @@ function makeFastCore(mcu) {
     while (n < budget && !stopBatch && now < limit) {
       n++;
       let cyc = 1;
-      if (core.interruptsUpdated) cyc = -1;
+      if (core.interruptsUpdated || STOCK_CORE) cyc = -1;
       else {
         const pc = R[15];
         const opcodePC = pc & ~1;
@@ -551,56 +639,14 @@ function makeFastCore(mcu) {
                   core.Z = result === 0;
                   break;
                 }
-                case 2: {
-                  // LSLS (register)
-                  const input = R[Rdn];
-                  const shiftCount = R[Rm] & 0xff;
-                  const result = shiftCount >= 32 ? 0 : input << shiftCount;
-                  R[Rdn] = result;
-                  core.N = !!(result & 0x80000000);
-                  core.Z = result === 0;
-                  if (shiftCount) core.C = !!(input & (1 << (32 - shiftCount)));
-                  break;
-                }
-                case 3: {
-                  // LSRS (register)
-                  const shiftAmount = R[Rm] & 0xff;
-                  const input = R[Rdn];
-                  const result = shiftAmount < 32 ? input >>> shiftAmount : 0;
-                  R[Rdn] = result;
-                  core.N = !!(result & 0x80000000);
-                  core.Z = result === 0;
-                  core.C = shiftAmount <= 32 ? !!((input >>> (shiftAmount - 1)) & 0x1) : false;
-                  break;
-                }
-                case 4: {
-                  // ASRS (register)
-                  const input = R[Rdn];
-                  const shiftN = (R[Rm] & 0xff) < 32 ? R[Rm] & 0xff : 32;
-                  const result = shiftN < 32 ? input >> shiftN : (input & 0x80000000) >> 31;
-                  R[Rdn] = result;
-                  core.N = !!(result & 0x80000000);
-                  core.Z = (result & 0xffffffff) === 0;
-                  core.C = input & (1 << (shiftN - 1)) ? true : false;
-                  break;
-                }
+                case 2: // LSLS (register)
+                case 3: // LSRS (register)
+                case 4: // ASRS (register)
                 case 5: // ADCS
-                  R[Rdn] = core.addUpdateFlags(R[Rm], R[Rdn] + (core.C ? 1 : 0));
-                  break;
                 case 6: // SBCS
-                  R[Rdn] = core.substractUpdateFlags(R[Rdn], R[Rm] + (1 - (core.C ? 1 : 0)));
+                case 7: // RORS
+                  armv6mDataProcessing(core, op);
                   break;
-                case 7: {
-                  // ROR
-                  const input = R[Rdn];
-                  const shift = (R[Rm] & 0xff) % 32;
-                  const result = (input >>> shift) | (input << (32 - shift));
-                  R[Rdn] = result;
-                  core.N = !!(result & 0x80000000);
-                  core.Z = result === 0;
-                  core.C = !!(result & 0x80000000);
-                  break;
-                }
                 case 8: {
                   // TST
                   const result = R[Rdn] & R[Rm];
