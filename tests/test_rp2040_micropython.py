@@ -30,13 +30,6 @@ from rp2_plain import plain_board
 
 #: test file (as run-tests.py names it) -> why it fails on the emulated chip
 EXPECTED_FAILURES: dict[str, str] = {
-    "extmod/machine_uart_tx.py": (
-        "the emulated UART has no bit timing: 11 characters at 2400 baud leave in 85 us, "
-        "not 45.8 ms"
-    ),
-    "extmod/machine_uart_irq_txidle.py": (
-        "the emulated UART has no bit timing: IRQ_TXIDLE comes before 'ready'"
-    ),
     "ports/rp2/rp2_dma.py": (
         "DMA takes no emulated time (a 16 KiB copy in 9 us, a Pico takes 30-80), and a "
         "channel's count reads the last live count, not 0, after close()"
@@ -75,7 +68,7 @@ GROUPS: dict[str, tuple[tuple[str, ...], int]] = {
         ("-d", "float", "micropython", "stress", "unicode"),
         180,
     ),
-    "machine": (MACHINE_TESTS, 6),
+    "machine": (MACHINE_TESTS, 8),
 }
 SOAK_GROUPS: dict[str, tuple[tuple[str, ...], int]] = {
     "extmod-misc-inlineasm": (("-d", "extmod", "misc", "inlineasm/thumb"), 150),

@@ -10,7 +10,8 @@
 //   2./3. the USB host queues input without limit and holds OUT arms until it has data (no spin)
 //   3. emulated time is paced to wall time; WFI/WFE jumps to the next alarm
 //   4. GPIO inputs read the world's level or their pull level
-//   5. UART TX interrupt raised per transmitted byte, cleared by ICR (no interrupt storm)
+//   5. UARTs with time: bytes leave at the baud rate through a 32-byte TX FIFO (PL011 flags,
+//      TX interrupt at the trigger level, TX DREQ); host bytes arrive one frame apart
 //   6. watchdog/machine.reset() rebuild a fresh chip (REASON + SCRATCH kept)
 //   8. "stall": IN transfers of the CDC data endpoint are held until "unstall"
 //   9. speed: a faster instruction loop in place of executeInstruction() + clock.tick()
@@ -1151,18 +1152,8 @@ function buildChip({ reason = 0, scratch = null } = {}) {
     stopBatch = true;
   };
 
-  // 5. UART: the TX FIFO drains instantly; raise TXINTR once per byte sent (the FIFO level
-  // falling to the trigger level), clear it on ICR. Stock re-raised it on every check.
-  mcu.uart.forEach((u, id) => {
-    u.checkInterrupts = function () {
-      this.rp2040.setInterrupt(this.irq, !!(this.interruptStatus & this.interruptMask));
-    };
-    u.onByte = (b) => {
-      uartOut[id].push(b);
-      u.interruptStatus |= UART_TXINTR;
-      u.checkInterrupts();
-    };
-  });
+  // 5. UART with time (PL011): see timedUart().
+  mcu.uart.forEach((u, id) => timedUart(mcu, u, id));
 
   // 4. GPIO levels and "out" change detection: hook writes to SIO, IO_BANK0, PADS_BANK0, PWM
   const afterWrite = (periph, fn) => {
@@ -1227,6 +1218,125 @@ function buildChip({ reason = 0, scratch = null } = {}) {
   chip = c;
   refreshInputs(c);
   return c;
+}
+
+// 5. The UARTs as a PL011 on the wire (stock rp2040js sent every byte at once and raised the
+// TX interrupt on every check: an interrupt storm, and a UART that never makes a write wait).
+// TX: bytes written to DR queue in the TX FIFO (32 deep, 1 with FIFOs off); the transmitter
+// takes the next one when the line is free and it leaves after one frame (start, data bits,
+// parity, stop bits) at the programmed baud rate; only then is it reported to the host. The
+// flags (TXFF, TXFE, BUSY) and the TX interrupt follow: TXINTR is raised when the FIFO level
+// falls to the IFLS trigger level (or empties, FIFOs off) and cleared by ICR or by filling
+// above it; the TX DREQ asks for data while the FIFO has room. RX: host bytes arrive one
+// frame apart (the wire's pace), held while the RX FIFO is full (no overrun is modelled).
+const UARTFR_BUSY = 1 << 3;
+const UARTFR_TXFF = 1 << 5;
+const UARTFR_TXFE = 1 << 7;
+const UART_IFLS = 0x34;
+function timedUart(mcu, u, id) {
+  const clock = mcu.clock;
+  const tx = [];
+  let sending = false; // a frame is on the wire
+  let ifls = 0x12; // reset value: both trigger levels at 1/2
+  u.checkInterrupts = function () {
+    mcu.setInterrupt(u.irq, !!(u.interruptStatus & u.interruptMask));
+  };
+  const txDepth = () => (u.fifosEnabled ? 32 : 1);
+  const txTrigger = () => [4, 8, 16, 24, 28][ifls & 7] ?? 16;
+  const frameNs = () => {
+    const div = u.baudDivider;
+    if (!div) return 0; // never programmed: nothing sensible to time it by
+    const lcr = u.lineCtrlRegister;
+    const bits = 1 + u.wordLength + (lcr & 2 ? 1 : 0) + (lcr & 8 ? 2 : 1);
+    return (bits * 16 * div * 1e9) / mcu.clkPeri;
+  };
+  const updateDreq = () => {
+    if (u.enabled && tx.length < txDepth()) mcu.dma.setDREQ(u.dreq.tx);
+    else mcu.dma.clearDREQ(u.dreq.tx);
+  };
+  // The FIFO level fell from `before` to tx.length: raise TXINTR on reaching the trigger.
+  const levelFell = (before) => {
+    const hit = u.fifosEnabled
+      ? before > txTrigger() && tx.length <= txTrigger()
+      : tx.length === 0;
+    if (hit) {
+      u.interruptStatus |= UART_TXINTR;
+      u.checkInterrupts();
+    }
+  };
+  const frameDone = () => {
+    sending = false;
+    uartOut[id].push(u.lastSent);
+    startNext();
+  };
+  const txAlarm = clock.createAlarm(frameDone);
+  const startNext = () => {
+    if (sending || !tx.length || !u.enabled || !u.txEnabled) return;
+    const before = tx.length;
+    u.lastSent = tx.shift();
+    sending = true;
+    levelFell(before);
+    updateDreq();
+    txAlarm.schedule(frameNs());
+  };
+  const stockRead = u.readUint32.bind(u);
+  const stockWrite = u.writeUint32.bind(u);
+  u.readUint32 = (offset) => {
+    if (offset === 0x18) {
+      // UARTFR: the RX bits from the stock FIFO, the TX bits from this one
+      return (
+        (stockRead(offset) & ~(UARTFR_TXFE | UARTFR_TXFF | UARTFR_BUSY)) |
+        (tx.length ? 0 : UARTFR_TXFE) |
+        (tx.length >= txDepth() ? UARTFR_TXFF : 0) |
+        (sending || tx.length ? UARTFR_BUSY : 0)
+      );
+    }
+    if (offset === UART_IFLS) return ifls;
+    return stockRead(offset);
+  };
+  u.writeUint32 = (offset, value) => {
+    if (offset === 0) {
+      if (tx.length < txDepth()) tx.push(value & 0xff); // a full FIFO drops the write
+      if (tx.length > (u.fifosEnabled ? txTrigger() : 0) && u.interruptStatus & UART_TXINTR) {
+        u.interruptStatus &= ~UART_TXINTR; // filled above the trigger level
+        u.checkInterrupts();
+      }
+      updateDreq();
+      startNext();
+      return;
+    }
+    if (offset === UART_IFLS) {
+      ifls = value & 0x3f;
+      return;
+    }
+    stockWrite(offset, value);
+    if (offset === 0x30 || offset === 0x2c) {
+      // UARTCR / UARTLCR_H: enabling may start a queued byte; FIFO depth may change
+      updateDreq();
+      startNext();
+    }
+  };
+  // RX from the host, one frame apart (an alarm that fired still reads "scheduled": own flag)
+  let rxPending = false;
+  const rxNext = () => {
+    const queue = uartIn[id];
+    if (!queue.length || u.rxFIFO.full) return; // (feedUart() restarts it)
+    u.feedByte(queue.shift());
+    if (queue.length) {
+      rxPending = true;
+      rxAlarm.schedule(Math.max(frameNs(), 1000));
+    }
+  };
+  const rxAlarm = clock.createAlarm(() => {
+    rxPending = false;
+    rxNext();
+  });
+  u.rxKick = () => {
+    if (rxPending) return;
+    rxPending = true;
+    rxAlarm.schedule(0);
+  };
+  updateDreq();
 }
 
 // Feed queued host bytes into an armed OUT endpoint (one packet per arm).
@@ -1530,11 +1640,11 @@ function handle(msg) {
       diag(`unknown op: ${JSON.stringify(msg)}`);
   }
 }
-// UART RX: feed queued bytes as the 32-byte RX FIFO has room
+// UART RX: (re)start the paced delivery of queued host bytes (see timedUart)
 function feedUart(c) {
   if (!c) return;
   c.mcu.uart.forEach((u, id) => {
-    while (uartIn[id].length && !u.rxFIFO.full) u.feedByte(uartIn[id].shift());
+    if (uartIn[id].length && !u.rxFIFO.full) u.rxKick();
   });
 }
 
