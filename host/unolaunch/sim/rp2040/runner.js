@@ -16,6 +16,8 @@
 //   8. "stall": IN transfers of the CDC data endpoint are held until "unstall"
 //   9. speed: a faster instruction loop in place of executeInstruction() + clock.tick()
 //  10. CPU flags of ADCS/SBCS/LSLS/LSRS/ASRS/RORS as ARMv6-M says (stock got 4 families wrong)
+//  11. DMA transfers take a clk_sys cycle each; an abort leaves the count at 0
+//  12. SPI frames take their time at the SPI clock (stock: SPI with DMA hung)
 'use strict';
 
 const fs = require('fs');
@@ -421,6 +423,31 @@ function armv6mDataProcessing(core, op) {
   };
 }
 const STOCK_CORE = process.env.UNOLAUNCH_RP2_CORE === 'stock'; // (tests: check the fallback)
+
+// ---------------------------------------------------------------------------------------------
+// 11. DMA with time. Stock rp2040js made each transfer at +0 ns, and an alarm linked at the
+// same time as others runs first, so a DMA chain ran ahead of everything (a 16 KiB copy "took"
+// 9 us; the TX DMA of an SPI transfer outran its RX DMA). A transfer takes one clk_sys cycle,
+// as the RP2040's DMA sustains one transfer per cycle. An abort ends the sequence with the
+// transfer count at 0 (the RP2040 drains a channel by zeroing its counter; stock kept the
+// count it had, so TRANS_COUNT read e.g. 60 after close()).
+{
+  const { RPDMAChannel } = lib('peripherals/dma.js');
+  const TREQ_PERMANENT = 0x3f;
+  RPDMAChannel.prototype.scheduleTransfer = function () {
+    if (this.dma.dreq[this.treqValue] || this.treqValue === TREQ_PERMANENT) {
+      this.transferAlarm.schedule(1e9 / (this.rp2040.clkSys || 125e6));
+    } else {
+      const delay = this.dma.getTimer(this.treqValue);
+      if (delay) this.transferAlarm.schedule(delay * 1000);
+    }
+  };
+  const stockAbort = RPDMAChannel.prototype.abort;
+  RPDMAChannel.prototype.abort = function () {
+    stockAbort.call(this);
+    this.transCount = 0;
+  };
+}
 
 // ---------------------------------------------------------------------------------------------
 // 9. Speed: rp2040js's CortexM0Core.executeInstruction() walks one long if/else chain per
@@ -1154,6 +1181,20 @@ function buildChip({ reason = 0, scratch = null } = {}) {
 
   // 5. UART with time (PL011): see timedUart().
   mcu.uart.forEach((u, id) => timedUart(mcu, u, id));
+
+  // 12. SPI with time: stock finished each frame the moment it left the TX FIFO, so with DMA
+  // the 8-byte RX FIFO overflowed and SPI.write of 32 bytes or more never returned. A frame
+  // now takes its data bits at the SPI clock (clk_peri / (CPSDVSR * (1 + SCR))); the byte
+  // clocked in is the data sent in loopback mode, else 0 (MISO pulled down, nothing there).
+  mcu.spi.forEach((spi) => {
+    let sent = 0;
+    const alarm = mcu.clock.createAlarm(() => spi.completeTransmit(spi.control1 & 1 ? sent : 0));
+    spi.onTransmit = (value) => {
+      sent = value;
+      const hz = spi.clockFrequency;
+      alarm.schedule(hz ? (spi.dataBits * 1e9) / hz : 0);
+    };
+  });
 
   // 4. GPIO levels and "out" change detection: hook writes to SIO, IO_BANK0, PADS_BANK0, PWM
   const afterWrite = (periph, fn) => {
