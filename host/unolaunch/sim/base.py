@@ -136,11 +136,14 @@ class SimBoard:
         *,
         link: str | os.PathLike[str] | None = None,
         on_hw: Callable[[HwEvent], None] | None = None,
+        uart: int | None = None,
     ) -> None:
         if cards < 0:
             raise SimError(f"cards must be 0 or more, not {cards}")
         if seed is not None and not 0 <= seed <= SEED_MAX:
             raise SimError(f"seed must be 0..{SEED_MAX} (the firmware's seed range), not {seed}")
+        if uart not in (None, 0, 1):
+            raise SimError(f"uart must be 0 or 1 (the RP2040 has UART0 and UART1), not {uart}")
         self._flash_arg = Path(flash_dir) if flash_dir is not None else None
         self._firmware_dir = Path(firmware_dir) if firmware_dir is not None else None
         self._sensor = sensor
@@ -167,6 +170,12 @@ class SimBoard:
         self._thread: threading.Thread | None = None
         self._stopping = False
         self._to_host = bytearray()
+        # the host on the wires of UART `uart` (TX, RX pins): a second pty, see uart_port
+        self._uart_id = uart
+        self._uart_master: int | None = None
+        self._uart_slave: int | None = None
+        self._uart_device: str | None = None
+        self._to_uart = bytearray()
         self._said_tail = b""  # the end of the firmware's output so far (_watch_output)
 
     # ------------------------------------------------------------------ public API
@@ -176,6 +185,14 @@ class SimBoard:
         if self._device is None:
             raise SimError("the simulated launcher is not running (use it in a 'with' block)")
         return self._device
+
+    @property
+    def uart_port(self) -> str:
+        """Path of the pty wired to the board's UART ``uart`` (its TX to the host, the host's
+        bytes to its RX), as a USB-serial adapter on the Pico's pins would be."""
+        if self._uart_device is None:
+            raise SimError("no UART is wired to a host: start the launcher with uart=0 or 1")
+        return self._uart_device
 
     @property
     def link(self) -> str:
@@ -266,6 +283,53 @@ class SimBoard:
         tmp_link.symlink_to(self._device)
         tmp_link.replace(self._link)  # atomic: a host never sees a half-made link
         self._to_host.clear()
+
+    def _open_uart(self) -> None:
+        if self._uart_id is None:
+            return
+        master, slave = os.openpty()
+        tty.setraw(slave)
+        set_nonblocking(master)
+        self._uart_master, self._uart_slave = master, slave
+        self._uart_device = os.ttyname(slave)
+
+    def _close_uart(self) -> None:
+        close_fd(self._uart_master)
+        close_fd(self._uart_slave)
+        self._uart_master = self._uart_slave = None
+        self._to_uart.clear()
+
+    def _read_uart(self) -> bytes:
+        """Bytes the host on the UART sent (b"" if none)."""
+        if self._uart_master is None:
+            return b""
+        try:
+            return os.read(self._uart_master, 65536)
+        except OSError:  # nothing yet (or no host has it open)
+            return b""
+
+    def _flush_uart(self) -> None:
+        """Bytes the board's UART sent, to its host. A UART has no back-pressure: what a
+        host does not read is lost (the oldest first), the board never waits for it."""
+        master, slave = self._uart_master, self._uart_slave
+        if master is None or slave is None:
+            self._to_uart.clear()
+            return
+        while self._to_uart:
+            try:
+                n = os.write(master, self._to_uart)
+            except BlockingIOError:
+                try:
+                    dropped = os.read(slave, len(self._to_uart))
+                except OSError:
+                    dropped = b""
+                if not dropped:
+                    return
+                continue
+            except OSError:
+                self._to_uart.clear()
+                return
+            del self._to_uart[:n]
 
     def _close_usb(self) -> None:
         if self._link is not None:
@@ -454,6 +518,7 @@ class SimBoard:
 
     def _cleanup(self) -> None:
         self._close_usb()
+        self._close_uart()
         for fd in (self._wake_r, self._wake_w):
             if fd >= 0:
                 close_fd(fd)
