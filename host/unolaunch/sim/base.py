@@ -31,6 +31,8 @@ SEED_MAX = 0xFFFFFFFF
 #: what a host's serial driver holds for a reader that is not reading (beyond: lost)
 _UART_HOST_BUFFER = 64 * 1024
 _HOST_BUFFER_MAX = 64 * 1024
+#: a full port not read from for this long has no host listening (its oldest bytes go)
+_HOST_GONE_S = 2.0
 _SAFE_MODE = b'"event": "safe_mode"'  # the firmware's line (docs/protocol.md)
 
 #: The stdin/control commands every board takes besides the physics' own lines.
@@ -172,6 +174,7 @@ class SimBoard:
         self._thread: threading.Thread | None = None
         self._stopping = False
         self._to_host = bytearray()
+        self._host_full_since: float | None = None  # when the port last filled up
         # the host on the wires of UART `uart` (TX, RX pins): a second pty, see uart_port
         self._uart_id = uart
         self._uart_master: int | None = None
@@ -382,8 +385,15 @@ class SimBoard:
             try:
                 n = os.write(self._master_a, self._to_host)
             except BlockingIOError:
-                # Nobody is reading the port: drop the oldest unread output, as a Pico
-                # with no host listening drops what it prints.
+                # The port is full. A host that reads, however slowly (a loaded machine),
+                # gets everything; one that has not read for a while is taken for nobody
+                # listening: drop the oldest unread output, as a Pico with no host listening
+                # drops what it prints.
+                now = time.monotonic()
+                if self._host_full_since is None:
+                    self._host_full_since = now
+                if now - self._host_full_since < _HOST_GONE_S:
+                    return
                 assert self._slave_a is not None
                 try:
                     dropped = os.read(self._slave_a, len(self._to_host))
@@ -397,6 +407,7 @@ class SimBoard:
                     self._to_host.clear()
                 return
             del self._to_host[:n]
+            self._host_full_since = None
 
     # ------------------------------------------------------------------ helpers
 
