@@ -22,15 +22,18 @@ from unolaunch.sim.rp2040.flashimage import build_image
 
 
 @contextlib.contextmanager
-def plain_board(folder: Path, files: dict[str, bytes] | None = None) -> Iterator[Rp2040Launcher]:
+def plain_board(
+    folder: Path, files: dict[str, bytes] | None = None, uart: int | None = None
+) -> Iterator[Rp2040Launcher]:
     """A started emulated RP2040 running plain MicroPython; ``files`` go on its filesystem
-    (path -> bytes). The flash image is kept in ``folder``."""
+    (path -> bytes), ``uart`` is the UART wired to a host (``uart_port``). The flash image
+    is kept in ``folder``."""
     require_board("rp2040")
     rp2 = find_rp2_files()
     folder.mkdir(parents=True, exist_ok=True)
     image = build_image(rp2.uf2.read_bytes(), dict(files or {}), str(rp2.uf2))
     (folder / "flash.bin").write_bytes(image)
-    with Rp2040Launcher(flash_dir=folder) as sim:
+    with Rp2040Launcher(flash_dir=folder, uart=uart) as sim:
         yield sim
 
 

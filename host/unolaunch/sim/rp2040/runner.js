@@ -1278,6 +1278,7 @@ function timedUart(mcu, u, id) {
   const clock = mcu.clock;
   const tx = [];
   let sending = false; // a frame is on the wire
+  let shifting = 0; // the byte in the transmit shift register
   let ifls = 0x12; // reset value: both trigger levels at 1/2
   u.checkInterrupts = function () {
     mcu.setInterrupt(u.irq, !!(u.interruptStatus & u.interruptMask));
@@ -1307,14 +1308,14 @@ function timedUart(mcu, u, id) {
   };
   const frameDone = () => {
     sending = false;
-    uartOut[id].push(u.lastSent);
+    uartOut[id].push(shifting);
     startNext();
   };
   const txAlarm = clock.createAlarm(frameDone);
   const startNext = () => {
     if (sending || !tx.length || !u.enabled || !u.txEnabled) return;
     const before = tx.length;
-    u.lastSent = tx.shift();
+    shifting = tx.shift();
     sending = true;
     levelFell(before);
     updateDreq();
