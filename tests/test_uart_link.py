@@ -108,7 +108,7 @@ def test_a_flood_of_requests_on_the_uart_is_answered_in_order(board: str) -> Non
             uart.send_raw(
                 b"".join((json.dumps({"id": i, "cmd": "status"}) + "\n").encode() for i in ids)
             )
-            got = [uart.reply_to(i, timeout=60)["id"] for i in ids]
+            got = [uart.reply_to(i, timeout=15)["id"] for i in ids]
             assert got == ids
             assert usb.request("status")["state"] == "idle"  # USB served throughout
             assert _resets(sim) == resets
