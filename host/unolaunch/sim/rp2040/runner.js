@@ -18,6 +18,7 @@
 //  10. CPU flags of ADCS/SBCS/LSLS/LSRS/ASRS/RORS as ARMv6-M says (stock got 4 families wrong)
 //  11. DMA transfers take a clk_sys cycle each; an abort leaves the count at 0
 //  12. SPI frames take their time at the SPI clock (stock: SPI with DMA hung)
+//  13. PIO state machines run on the chip's clock (CLKDIV, delay cycles)
 'use strict';
 
 const fs = require('fs');
@@ -446,6 +447,63 @@ const STOCK_CORE = process.env.UNOLAUNCH_RP2_CORE === 'stock'; // (tests: check 
   RPDMAChannel.prototype.abort = function () {
     stockAbort.call(this);
     this.transCount = 0;
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// 13. PIO on the chip's clock. Stock rp2040js ran the state machines off the host's event
+// loop (1000 instructions per setTimeout, whatever their clock dividers and delays), so PIO
+// took no emulated time in one place and far too much in another (I2S at 11025 Hz: 0.4 s of
+// samples took 1.2-1.9 s of chip time). Here each state machine executes one instruction per
+// CLKDIV system clocks (integer and fraction), an instruction's delay cycles stall it, and the
+// PIO block is advanced in 10 us steps of chip time while any machine is enabled.
+{
+  const { RPPIO } = lib('peripherals/pio.js');
+  const PIO_STEP_NS = 10000;
+  RPPIO.prototype.run = function () {
+    if (!this.timedAlarm) {
+      this.timedAlarm = this.rp2040.clock.createAlarm(() => this.timedRun());
+      this.smCredit = [0, 0, 0, 0]; // state machine cycles due, carried between steps
+      this.smStall = [0, 0, 0, 0]; // delay cycles still to wait
+      this.timedScheduled = false;
+    }
+    if (!this.timedScheduled) {
+      this.timedScheduled = true;
+      this.timedAlarm.schedule(PIO_STEP_NS);
+    }
+  };
+  RPPIO.prototype.timedRun = function () {
+    this.timedScheduled = false;
+    if (this.stopped) return;
+    const sysCycles = (PIO_STEP_NS * (this.rp2040.clkSys || 125e6)) / 1e9;
+    for (let i = 0; i < 4; i++) {
+      const m = this.machines[i];
+      if (!m.enabled) {
+        this.smCredit[i] = 0;
+        this.smStall[i] = 0;
+        continue;
+      }
+      let credit = this.smCredit[i] + sysCycles / ((m.clockDivInt || 65536) + m.clockDivFrac / 256);
+      while (credit >= 1) {
+        credit -= 1;
+        if (this.smStall[i] > 0) {
+          this.smStall[i]--;
+          continue;
+        }
+        const before = m.cycles;
+        m.step();
+        this.smStall[i] = Math.max(0, m.cycles - before - 1);
+        this.checkChangedPins();
+      }
+      this.smCredit[i] = credit;
+    }
+    this.run();
+  };
+  const stockStop = RPPIO.prototype.stop;
+  RPPIO.prototype.stop = function () {
+    stockStop.call(this);
+    if (this.timedAlarm) this.timedAlarm.cancel();
+    this.timedScheduled = false;
   };
 }
 
