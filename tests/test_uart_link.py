@@ -134,3 +134,34 @@ def test_a_uart_host_that_stops_reading_never_stalls_the_board(board: str) -> No
             assert again.hello(timeout=30)["board"]
         finally:
             again.close()
+
+
+@BOARD
+def test_sim_uart_prints_the_uart_device_second(board: str) -> None:
+    import subprocess
+    import sys
+
+    from board_harness import require_board
+    from conftest import cli_env
+
+    require_board(board)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "unolaunch", "sim", "--board", board, "--uart", "1"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=cli_env(),
+    )
+    try:
+        assert proc.stdout is not None and proc.stdin is not None
+        usb, uart = proc.stdout.readline().strip(), proc.stdout.readline().strip()
+        assert usb.startswith("/dev/pts/") and uart.startswith("/dev/pts/") and usb != uart
+        proc.stdin.write("quit\n")
+        proc.stdin.flush()
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode == 0 and f"UART1's pins are wired to {uart}" in err
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
