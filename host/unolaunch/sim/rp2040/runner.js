@@ -1327,11 +1327,12 @@ function buildChip({ reason = 0, scratch = null } = {}) {
 // flags (TXFF, TXFE, BUSY) and the TX interrupt follow: TXINTR is raised when the FIFO level
 // falls to the IFLS trigger level (or empties, FIFOs off) and cleared by ICR or by filling
 // above it; the TX DREQ asks for data while the FIFO has room. RX: host bytes arrive one
-// frame apart (the wire's pace), held while the RX FIFO is full (no overrun is modelled).
+// frame apart (the wire's pace); one that finds the RX FIFO full is lost (overrun).
 const UARTFR_BUSY = 1 << 3;
 const UARTFR_TXFF = 1 << 5;
 const UARTFR_TXFE = 1 << 7;
 const UART_IFLS = 0x34;
+const UART_OEINTR = 1 << 10;
 function timedUart(mcu, u, id) {
   const clock = mcu.clock;
   const tx = [];
@@ -1416,12 +1417,21 @@ function timedUart(mcu, u, id) {
       startNext();
     }
   };
-  // RX from the host, one frame apart (an alarm that fired still reads "scheduled": own flag)
+  // RX from the host, one frame apart (an alarm that fired still reads "scheduled": own flag).
+  // As on the wire, nothing waits: a byte that comes while the UART or its receiver is off is
+  // lost, and one that finds the RX FIFO full is an overrun (lost, OE raised).
   let rxPending = false;
   const rxNext = () => {
     const queue = uartIn[id];
-    if (!queue.length || u.rxFIFO.full) return; // (feedUart() restarts it)
-    u.feedByte(queue.shift());
+    if (!queue.length) return;
+    const b = queue.shift();
+    if (u.enabled && u.rxEnabled) {
+      if (!u.rxFIFO.full) u.feedByte(b);
+      else {
+        u.interruptStatus |= UART_OEINTR;
+        u.checkInterrupts();
+      }
+    }
     if (queue.length) {
       rxPending = true;
       rxAlarm.schedule(Math.max(frameNs(), 1000));
@@ -1740,11 +1750,11 @@ function handle(msg) {
       diag(`unknown op: ${JSON.stringify(msg)}`);
   }
 }
-// UART RX: (re)start the paced delivery of queued host bytes (see timedUart)
+// UART RX: start the paced delivery of queued host bytes (see timedUart)
 function feedUart(c) {
   if (!c) return;
   c.mcu.uart.forEach((u, id) => {
-    if (uartIn[id].length && !u.rxFIFO.full) u.rxKick();
+    if (uartIn[id].length) u.rxKick();
   });
 }
 
