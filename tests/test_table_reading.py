@@ -347,7 +347,7 @@ _FORMS: dict[str, list[tuple[tuple[str, ...], str | None, str]]] = {
         (_MK_TURN, None, "item box g7"),
         (_MK_TURN, None, "item box g7 Cy blue"),
         (_MK_TURN, None, "draw"),
-        (("draw",), None, "draw 2"),
+        (_MK_TURN, None, "drew"),  # issue 22: a card taken, never a Draw Two
         (_MK_TURN, None, "pass"),
         (("challenge", "accept"), None, "challenge"),
         (("challenge", "accept"), None, "challenge won"),

@@ -445,7 +445,8 @@ class Table:
             self.log.append(f"undid {cmd.args[0]} action(s)")
             self.say(f"  · undid {cmd.args[0]} action(s)")
         elif cmd.name == "fix":
-            self.effects(s.correct(str(cmd.args[0]), int(cmd.args[1])))
+            if not self.fix(str(cmd.args[0]), int(cmd.args[1])):
+                return
         elif cmd.name == "uno":
             self.effects(s.say_uno())
             self.say("  · UNO!")
@@ -458,6 +459,22 @@ class Table:
         self.warning = None
         self.sync_launcher()
         self.draw()
+
+    def fix(self, who: str, n: int) -> bool:
+        """``fix NAME N``: correct a hand size. A hand of no cards ends the round (COM-7):
+        asked first. False when nothing was changed."""
+        s = self.session
+        snap = s.snapshot()
+        if n == 0 and snap["round_winner"] is None and snap["hand_sizes"].get(who) != 0:
+            line = self.ask(
+                f"{who} has no cards: {who} is out and that ends the round (COM-7). "
+                "Is that right? ('yes' / 'no') "
+            )
+            if line.strip().lower() not in ("y", "yes", "right", "ok", "correct"):
+                self.say(f"  · nothing changed: {who} still holds {snap['hand_sizes'][who]}")
+                return False
+        self.effects(s.correct(who, n))
+        return True
 
     def round_end(self) -> None:
         """COM-8: ask the cards (or points) left in each other hand, each checked against
@@ -510,7 +527,10 @@ class Table:
             self.draw()
             return True
         if cmd.name == "fix":
-            self.effects(s.correct(str(cmd.args[0]), int(cmd.args[1])))
+            self.fix(str(cmd.args[0]), int(cmd.args[1]))
+            if s.choice() != "reveal":  # COM-7: the winner has cards: the round goes on
+                self.draw()
+                return True
             return False
         if cmd.name == "show":
             self.draw()

@@ -130,7 +130,6 @@ _PHRASES: list[tuple[tuple[str, ...], str]] = [
     (("hit", "2"), "H2"),
     (("hit2",), "H2"),
     (("h2",), "H2"),
-    (("hit",), "H2"),
     (("discard", "all"), "DA"),
     (("discardall",), "DA"),
     (("discard",), "DA"),
@@ -391,6 +390,13 @@ _MEANT = {
 
 def _match_kind(toks: list[str], i: int, variant: str) -> tuple[str | None, int]:
     """The card kind named by the phrase starting at ``toks[i]``, and how many words it used."""
+    if variant == "attack" and toks[i] == "hit" and toks[i + 1 : i + 2] not in (["2"], ["4"]):
+        if toks[i + 1 : i + 2] != ["fire"]:
+            # ATK-11 or ATK-14: both are "a hit"; guessing would record the wrong presses.
+            raise ParseError(
+                "which hit? a Hit 2 ('hit 2', 'red hit 2', ATK-11) or a Wild Hit 4 "
+                "('hit 4 red', ATK-14)"
+            )
     for phrase, kind in _PHRASES:
         n = len(phrase)
         if tuple(toks[i : i + n]) == phrase:
@@ -472,13 +478,11 @@ def parse(text: str, ctx: Context) -> Parsed:
         and "play" not in ctx.verbs
     ):
         return _press(by, toks, ctx)  # "3": the press shot out three cards; "none": 0
+    taken = _taking(head, rest)
     if ctx.variant == "attack":
-        _not_in_attack(head, rest)
-    if head in ("draw", "d", "drew", "draws") and _is_draw_verb(rest, ctx):
-        n = _count(rest[0]) if rest else 1
-        if n is None or not 1 <= n <= 20:
-            raise ParseError("draw how many? e.g. 'draw' or 'draw 2'")
-        return Move(tuple({"by": by, "draw": True} for _ in range(n)))
+        _not_in_attack(head, rest, taken is not None)
+    if taken is not None:
+        return _draw(by, taken, ctx)
     if head in ("pass", "done", "keep", "end", "ok") and not rest:
         return Move(({"by": by, "pass": True},))
     if head in ("challenge", "ch", "chal", "challenged"):
@@ -571,23 +575,67 @@ def _fix(rest: list[str], ctx: Context) -> Command:
     )
 
 
-def _is_draw_verb(rest: list[str], ctx: Context) -> bool:
-    """``draw`` is the verb; ``draw 2`` at a turn where cards may be played is a Draw Two."""
-    if not rest:
-        return True
-    if rest[-1] in ("cards", "card"):
-        return True
-    if len(rest) == 1 and rest[0].isdigit():
-        owed = "play" not in ctx.verbs
-        return owed or ctx.variant == "attack"
-    return False
+#: Words for taking cards from the stock (PP-6, MK-9): never a Draw card's name.
+_DRAW_WORDS = {"draw", "d", "drew", "draws", "took", "takes", "taken", "drawn"}
+_PICK_WORDS = {"pick", "picked", "picks"}
+_DRAW_FILLER = {"a", "an", "card", "cards", "up", "from", "the", "deck", "stock", "pile", "new"}
+
+
+def _taking(head: str, rest: list[str]) -> list[str] | None:
+    """The words after a verb for taking cards (``draw``, ``drew a card``, ``took 2``,
+    ``pick up``) without filler, or ``None`` when the line is no such verb — a colour or
+    wild named with it makes it a card (``red draw one``, ``draw two green``, PP-9/MK-10)."""
+    if head in _PICK_WORDS:
+        if rest[:1] != ["up"]:
+            return None
+    elif head not in _DRAW_WORDS:
+        return None
+    words = [w for w in rest if w not in _DRAW_FILLER]
+    if any(w in _COLOR_WORDS or w in ("wild", "w") for w in words):
+        return None
+    return words
+
+
+#: The Draw card a player may mean by "draw N", by variant and N.
+_DRAW_CARD = {
+    "mario-kart": {
+        2: ("Draw Two", "'+2' or 'red draw two'", "MK-10"),
+        4: ("Wild Draw Four", "'wd4 blue' or 'wild draw 4 blue'", "MK-12"),
+    },
+    "pocket-pizza": {2: ("Wild Draw 2", "'wd2 blue' or 'wild draw 2 blue'", "PP-12")},
+}
+
+
+def _draw(by: str, words: list[str], ctx: Context) -> Move:
+    """Taking cards: one a turn (PP-6, MK-9). ``draw 2`` where a Draw card could be
+    meant asks which; the cards a Draw card makes a player take are counted already."""
+    n = 1 if not words else (_count(words[0]) if len(words) == 1 else None)
+    if n is None or n < 1:
+        raise ParseError(
+            f"to take a card from the stock type 'draw' (one card a turn); {_examples(ctx.variant)}"
+        )
+    if n == 1:
+        return Move(({"by": by, "draw": True},))
+    if "play" not in ctx.verbs and "draw" in ctx.verbs and n <= 20:
+        return Move(tuple({"by": by, "draw": True} for _ in range(n)))  # owed draws
+    card = _DRAW_CARD.get(ctx.variant, {}).get(n)
+    if card is not None:
+        name, words_for, rule = card
+        raise ParseError(
+            f"did {by} play a {name} ({rule}: type {words_for}) or take cards from the "
+            f"stock ('draw': one card a turn)?"
+        )
+    raise ParseError(
+        f"a turn takes one card from the stock: type 'draw' (the cards a Draw card makes "
+        f"a player take are counted by the table); {_examples(ctx.variant)}"
+    )
 
 
 #: A press that brought out no card: ``none``, ``no cards``, ``nothing``, ``0``.
 _NO_CARDS = (["none"], ["nothing"], ["no"], ["no", "cards"], ["no", "card"])
 
 
-def _not_in_attack(head: str, rest: list[str]) -> None:
+def _not_in_attack(head: str, rest: list[str], taking: bool = False) -> None:
     """Words of the other variants that UNO Attack has no use for, answered with what the
     player meant: there is no challenge (ATK-14) and no drawing — the launcher is the
     stock (ATK-3, ATK-5) — and no Draw Two (ATK-1: the Hit 2)."""
@@ -596,8 +644,8 @@ def _not_in_attack(head: str, rest: list[str]) -> None:
             "there is no challenge in UNO Attack (ATK-14): a Wild Hit 4 is 4 presses for the "
             "next player; type 'press'"
         )
-    if head in ("draw", "d", "drew", "draws"):
-        if rest[:1] == ["2"] and len(rest) == 1:
+    if head in ("draw", "d", "drew", "draws") or taking:
+        if rest[:1] == ["2"] and len(rest) == 1 and head in ("draw", "d"):
             raise ParseError(
                 "there is no Draw Two in UNO Attack: did you mean 'hit 2' (ATK-11)? "
                 "(cards that came out of a press: 'press 2')"
@@ -914,8 +962,9 @@ def help_text(ctx: Context) -> str:
         lines += [
             "UNO Mario Kart: '+2', 'green draw two' (MK-10), 'wd4 red' (MK-12),",
             "  'item box g7' (MK-13: name the card it turned up;",
-            f"  'item box g7 {third} blue': a Green Shell's target, a Bob-omb's colour),"
-            " 'draw', 'draw 2' (owed cards), 'pass'",
+            f"  'item box g7 {third} blue': a Green Shell's target, a Bob-omb's colour), 'pass'",
+            "  'draw' ('drew', 'draw a card', 'pick up': one card from the stock, MK-9; never a"
+            " Draw card)",
             "  a Wild Draw Four: 'challenge', 'challenge won' / 'challenge lost', 'accept'"
             " (MK-20);",
             "  asked the challenge's outcome: 'won' / 'lost'",
@@ -924,7 +973,9 @@ def help_text(ctx: Context) -> str:
     else:
         lines += [
             "UNO Pocket Pizza Pizza: '+1' (PP-9), 'wd2 red' (PP-12), 'dip blue',"
-            " 'dip blue give g5' (PP-11), 'draw', 'pass'",
+            " 'dip blue give g5' (PP-11), 'pass'",
+            "  'draw' ('drew', 'draw one', 'pick up': one card from the stock, PP-6; the Draw"
+            " One is '+1' or 'red draw one')",
             "  a Wild Draw 2: 'challenge' / 'accept'; asked the card given: 'g5'",
         ]
     lines += [

@@ -315,9 +315,21 @@ class Session:
             return effects
 
     def correct(self, player: str, size: int) -> list[Effect]:
-        """Correct a hand size (journaled and undoable)."""
-        by = (self.game.awaiting or {}).get("by") or player
-        return self.apply({"by": by, "correct": {player: size}})
+        """Correct a hand size (journaled and undoable). The correction is ``player``'s own
+        (whoever is awaited). COM-7: giving the round's winner cards takes the round's end
+        back; a hand of 0 ends the round (the table confirms that first)."""
+        with self.lock:
+            g = self.game
+            if player in g.players:
+                held = len(g.hands[g.players.index(player)])
+                most = held + len(g.stock)
+                if size > most:
+                    raise TableError(
+                        f"{player} cannot hold {size} cards: with the {len(g.stock)} cards "
+                        f"left in the stock, at most {most}; type 'fix {player} N' with the "
+                        "real count"
+                    )
+            return self.apply({"by": player, "correct": {player: size}})
 
     def reveal(self, left: Mapping[str, list[str] | int]) -> list[Effect]:
         """Round end: the cards (a list of codes) or point total left in each other hand

@@ -1,0 +1,278 @@
+"""Issue 22, "The table tells the truth, round two": what still let the table record
+something that did not happen. "I drew" is not a Draw card (PP-6, MK-9), a winner holds
+no cards (COM-7), a press is the presser's (ATK-25, ATK-26), a bare "hit" is asked about
+(ATK-11 vs ATK-14), undo says what it undid, and "uno" only where it makes sense (COM-6)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_table_parse import MK, P, PP, one
+from test_table_reading import _run, _session
+from unolaunch.rules import IllegalMoveError
+from unolaunch.table.parse import Command, Context, Move, ParseError, help_text, parse
+from unolaunch.table.session import Session, TableError
+
+PP3 = Context("pocket-pizza", P, "Ann", ("play", "draw"), "red", "r5")
+MK3 = Context("mario-kart", P, "Ann", ("play", "draw"), "red", "r5")
+ATK3 = Context("attack", P, "Ann", ("play", "press"), "red", "r5")
+
+
+def _refused(text: str, ctx: Context) -> str:
+    with pytest.raises(ParseError) as err:
+        parse(text, ctx)
+    msg = str(err.value)
+    assert "\n" not in msg
+    return msg
+
+
+# ------------------------------------------------------------ 1. draw words (PP-6, MK-9)
+@pytest.mark.parametrize(
+    "text",
+    [
+        "draw",
+        "draw 1",
+        "draw one",
+        "drew",
+        "drew 1",
+        "draw a card",
+        "drew one",
+        "draws",
+        "took 1",
+        "took one",
+        "pick up",
+        "picked up",
+        "drew a card",
+        "draw one card",
+    ],
+)
+@pytest.mark.parametrize("ctx", [PP3, MK3])
+def test_pp6_mk9_words_for_taking_a_card_never_play_one(text: str, ctx: Context) -> None:
+    assert one(text, ctx) == {"by": "Ann", "draw": True}
+
+
+@pytest.mark.parametrize(
+    ("text", "ctx", "card"),
+    [
+        ("draw 2", MK3, "Draw Two"),
+        ("drew 2", MK3, "Draw Two"),
+        ("took 2", MK3, "Draw Two"),
+        ("draw two", MK3, "Draw Two"),
+        ("draw 4", MK3, "Wild Draw Four"),
+        ("draw 2", PP3, "Wild Draw 2"),
+        ("drew 2", PP3, "Wild Draw 2"),
+    ],
+)
+def test_pp6_mk9_draw_n_could_be_a_card_or_cards_taken_so_it_asks(
+    text: str, ctx: Context, card: str
+) -> None:
+    msg = _refused(text, ctx)
+    assert card in msg and "'draw'" in msg  # both readings offered, nothing recorded
+
+
+@pytest.mark.parametrize(
+    ("text", "ctx", "action"),
+    [
+        ("red draw one", PP3, {"by": "Ann", "play": "r+1"}),
+        ("draw one red", PP3, {"by": "Ann", "play": "r+1"}),
+        ("r+1", PP3, {"by": "Ann", "play": "r+1"}),
+        ("+1", PP3, {"by": "Ann", "play": "r+1"}),
+        ("wild draw 2 blue", PP3, {"by": "Ann", "play": "W+2", "color": "blue"}),
+        ("wd2 blue", PP3, {"by": "Ann", "play": "W+2", "color": "blue"}),
+        ("green draw two", MK3, {"by": "Ann", "play": "g+2"}),
+        ("draw two green", MK3, {"by": "Ann", "play": "g+2"}),
+        ("wild draw 4 blue", MK3, {"by": "Ann", "play": "W+4", "color": "blue"}),
+        ("+2", MK3, {"by": "Ann", "play": "r+2"}),
+    ],
+)
+def test_pp9_mk10_a_draw_card_is_played_by_its_card_words(
+    text: str, ctx: Context, action: dict[str, Any]
+) -> None:
+    assert one(text, ctx) == action
+
+
+def test_pp6_draw_one_at_the_table_draws_a_card(tmp_path: Path) -> None:
+    s = _session(tmp_path, "pocket-pizza", top="r5")
+    before = s.snapshot()["hand_sizes"]["Ann"]
+    out = _run(s, ["draw one"])
+    assert "Draw One" not in out.split("draw one", 1)[1]
+    snap = s.snapshot()
+    assert snap["top"] == "r5" and snap["hand_sizes"]["Ann"] == before + 1
+
+
+@pytest.mark.parametrize("ctx", [PP3, MK3])
+def test_help_and_refusals_do_not_offer_draw_2_for_cards_taken(ctx: Context) -> None:
+    assert "'draw 2' (owed" not in help_text(ctx)
+    for text in ("draw a lot", "draw cards please"):
+        with pytest.raises(ParseError) as err:
+            parse(text, ctx)
+        assert "'draw 2'" not in str(err.value)
+
+
+# ------------------------------------------------------------ 2. a winner holds no cards
+def _attack_out(tmp_path: Path) -> Session:
+    """UNO Attack, Bob deals, Cy goes out with a red Hit 2: Ann owes two presses."""
+    s = _session(tmp_path, top=None)
+    s2 = Session.start(s.journal, "attack", list(P), {"target": 50}, seed=1, dealer="Bob")
+    s2.apply({"by": "Bob", "choose": {"top": "r5"}})
+    s2.correct("Cy", 1)
+    s2.apply({"by": "Cy", "play": "rH2"})
+    return s2
+
+
+def test_com7_giving_the_round_winner_cards_takes_the_round_end_back(tmp_path: Path) -> None:
+    s = _attack_out(tmp_path)
+    assert s.snapshot()["round_winner"] == "Cy"
+    s.correct("Cy", 2)
+    snap = s.snapshot()
+    assert snap["round_winner"] is None and snap["hand_sizes"]["Cy"] == 2
+    s.apply({"by": "Ann", "press": True, "cards": 1})
+    s.apply({"by": "Ann", "press": True, "cards": 1})
+    snap = s.snapshot()
+    assert snap["awaiting"]["by"] == "Bob" and s.choice() is None  # ATK-11, play goes on
+    assert Session.resume(s.journal, s.id).game.state_key() == s.game.state_key()
+
+
+def test_com7_the_repro_no_longer_crowns_a_winner_with_cards(tmp_path: Path) -> None:
+    s = _attack_out(tmp_path)
+    out = _run(s, ["fix Cy 2", "1", "1", "40", "50", "yes"])
+    assert "wins the game" not in out
+    assert "Cy is not out" in out  # the round end is taken back, and it says so
+    assert s.snapshot()["game_winner"] is None and s.snapshot()["hand_sizes"]["Cy"] == 2
+
+
+def test_com7_a_correction_to_zero_ends_the_round_after_asking(tmp_path: Path) -> None:
+    s = _session(tmp_path)  # attack, Cy deals, y5: Ann's turn
+    out = _run(s, ["Bob has 0", "no"])
+    assert "ends the round" in out
+    assert s.snapshot()["hand_sizes"]["Bob"] == 7 and s.snapshot()["round_winner"] is None
+    out = _run(s, ["Bob has 0", "yes"])
+    assert s.snapshot()["round_winner"] == "Bob" and s.choice() == "reveal"
+
+
+def test_com7_zero_cards_through_the_api_ends_the_round(tmp_path: Path) -> None:
+    s = _session(tmp_path, "mario-kart", top="r5")
+    s.correct("Bob", 0)
+    assert s.snapshot()["round_winner"] == "Bob" and s.choice() == "reveal"
+    with pytest.raises(IllegalMoveError, match="COM-7"):
+        s.correct("Cy", 0)  # one winner a round
+
+
+# ------------------------------------------------------------ 3. a press is the presser's
+class _Armed:
+    """A working launcher (its button is the way to press); counts virtual presses."""
+
+    def __init__(self) -> None:
+        self.pressed = 0
+
+    def status(self) -> str:
+        return "simulated · armed"
+
+    def sync(self) -> None:
+        pass
+
+    def working(self) -> bool:
+        return True
+
+    def virtual_press(self) -> str:
+        self.pressed += 1
+        return "  · (the simulated launcher's button is pressed)"
+
+    def clear(self) -> str:
+        return ""
+
+    def close(self) -> None:
+        pass
+
+
+@pytest.mark.parametrize("with_launcher", [True, False])
+def test_atk26_a_press_named_for_the_wrong_player_is_refused_alike(
+    tmp_path: Path, with_launcher: bool
+) -> None:
+    s = _session(tmp_path)
+    s.apply({"by": "Ann", "play": "yH2"})  # Bob owes two presses (ATK-11)
+    launcher = _Armed() if with_launcher else None
+    out = _run(s, ["Cy: press"], launcher=launcher)
+    assert "ATK-26" in out and "Bob" in out.split("Cy: press", 1)[1]
+    assert launcher is None or launcher.pressed == 0
+    assert "How many cards" not in out
+    assert s.presses_owed() == 2
+
+
+def test_atk25_press_n_typed_while_the_launcher_works_is_refused(tmp_path: Path) -> None:
+    s = _session(tmp_path)
+    launcher = _Armed()
+    entries = len(s.journal.entries(s.id))
+    out = _run(s, ["press 3"], launcher=launcher)
+    after = out.split("press 3", 1)[1]
+    assert "ATK-25" in after and "missed" in after
+    assert len(s.journal.entries(s.id)) == entries
+
+
+def test_atk25_a_press_the_launcher_missed_can_be_recorded(tmp_path: Path) -> None:
+    s = _session(tmp_path)
+    _run(s, ["missed press 3"], launcher=_Armed())
+    assert s.snapshot()["hand_sizes"]["Ann"] == 10
+
+
+def test_atk25_a_count_larger_than_a_burst_asks_typo(tmp_path: Path) -> None:
+    s = _session(tmp_path)
+    out = _run(s, ["press 95", "2"])
+    assert "typo" in out and "?" * 10 not in out
+    assert s.snapshot()["hand_sizes"]["Ann"] == 9
+
+
+# ------------------------------------------------------------ 4. "hit" alone
+@pytest.mark.parametrize("text", ["hit", "hit red", "red hit"])
+def test_atk11_atk14_a_bare_hit_is_asked_about(text: str) -> None:
+    msg = _refused(text, ATK3)
+    assert "Hit 2" in msg and "Wild Hit 4" in msg
+
+
+# ------------------------------------------------------------ 5. undo says what it undid
+def test_undo_says_what_it_took_back(tmp_path: Path) -> None:
+    s = _session(tmp_path)
+    out = _run(s, ["y7", "undo"])
+    assert "undid: Ann plays yellow 7" in out
+
+
+def test_undo_of_a_press_asks_to_put_the_cards_back(tmp_path: Path) -> None:
+    s = _session(tmp_path)
+    out = _run(s, ["press 7", "undo"])
+    assert "put the 7 cards back into the launcher" in out
+
+
+def test_undo_redraws_the_lines_it_took_back(tmp_path: Path) -> None:
+    s = _session(tmp_path)
+    s.correct("Ann", 1)
+    out = _run(s, ["y7", "undo"])
+    last = out.split("undid", 1)[1]
+    assert "has no cards left" not in last
+
+
+def test_com8_undo_at_the_round_end_questions_takes_back_the_last_count(tmp_path: Path) -> None:
+    s = _session(tmp_path)
+    s.correct("Ann", 1)
+    out = _run(s, ["y7", "12", "undo", "10", "8"])
+    assert s.snapshot()["scores"]["Ann"] == 18  # Bob 10, Cy 8: the winning card stands
+    assert "undid: Bob's count" in out
+
+
+# ------------------------------------------------------------ 6. "uno" only where it fits
+def test_com6_uno_after_a_play_that_leaves_many_cards_is_refused(tmp_path: Path) -> None:
+    s = _session(tmp_path)
+    out = _run(s, ["y7", "uno"])
+    assert "says UNO" not in out and "COM-6" in out.split("uno", 1)[-1]
+    assert "Ann" not in s.uno_said
+
+
+def test_com6_uno_typed_with_a_card_that_leaves_many_is_not_recorded(tmp_path: Path) -> None:
+    s = _session(tmp_path)
+    _run(s, ["y7 uno"])
+    assert "Ann" not in s.uno_said and s.snapshot()["hand_sizes"]["Ann"] == 6
+
+
+def test_parse_kinds_unchanged() -> None:
+    assert isinstance(parse("undo", MK), Command) and isinstance(parse("r5", PP), Move)
