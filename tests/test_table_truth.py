@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_table_parse import MK, P, PP, one
+from test_table_parse import MK, PP, P, one
 from test_table_reading import _run, _session
 from unolaunch.rules import IllegalMoveError
 from unolaunch.table.parse import Command, Context, Move, ParseError, help_text, parse
-from unolaunch.table.session import Session, TableError
+from unolaunch.table.session import Session
 
 PP3 = Context("pocket-pizza", P, "Ann", ("play", "draw"), "red", "r5")
 MK3 = Context("mario-kart", P, "Ann", ("play", "draw"), "red", "r5")

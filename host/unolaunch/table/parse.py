@@ -388,15 +388,17 @@ _MEANT = {
 }
 
 
+_HIT_NEXT = (["2"], ["4"], ["fire"])
+
+
 def _match_kind(toks: list[str], i: int, variant: str) -> tuple[str | None, int]:
     """The card kind named by the phrase starting at ``toks[i]``, and how many words it used."""
-    if variant == "attack" and toks[i] == "hit" and toks[i + 1 : i + 2] not in (["2"], ["4"]):
-        if toks[i + 1 : i + 2] != ["fire"]:
-            # ATK-11 or ATK-14: both are "a hit"; guessing would record the wrong presses.
-            raise ParseError(
-                "which hit? a Hit 2 ('hit 2', 'red hit 2', ATK-11) or a Wild Hit 4 "
-                "('hit 4 red', ATK-14)"
-            )
+    if variant == "attack" and toks[i] == "hit" and toks[i + 1 : i + 2] not in _HIT_NEXT:
+        # ATK-11 or ATK-14: both are "a hit"; guessing would record the wrong presses.
+        raise ParseError(
+            "which hit? a Hit 2 ('hit 2', 'red hit 2', ATK-11) or a Wild Hit 4 "
+            "('hit 4 red', ATK-14)"
+        )
     for phrase, kind in _PHRASES:
         n = len(phrase)
         if tuple(toks[i : i + n]) == phrase:
