@@ -355,11 +355,23 @@ class Table:
         """Apply parsed actions (asking for a press's card count when there is no launcher)."""
         actions = []
         for a in move.actions:
-            if "press" in a and "cards" not in a:
-                if self.launcher is not None and self.launcher.working():
-                    self.say(self.launcher.virtual_press())
-                    return
-                a = dict(a, cards=self.ask_count(a["by"]))
+            if "press" in a:
+                # ATK-26: a press is the presser's, with a launcher or without.
+                self.session.check_action(dict(a, cards=0))
+                working = self.launcher is not None and self.launcher.working()
+                if "cards" not in a:
+                    if self.launcher is not None and working:
+                        self.say(self.launcher.virtual_press())
+                        return
+                    a = dict(a, cards=self.ask_count(a["by"]))
+                elif working and not move.missed:
+                    raise TableError(
+                        "ATK-25: the launcher is working and counts the cards itself: "
+                        f"{a['by']} presses its button. A press it missed (cards came out "
+                        f"unseen): 'missed press {a['cards']}'"
+                    )
+                else:
+                    a = dict(a, cards=self.check_count(a["by"], int(a["cards"])))
             if self._discard_all_unsaid(a):
                 self.session.check_action(dict(a, discarded=[]))  # legal at all? (COM-2)
                 a = dict(a, discarded=self.ask_discarded(a))
@@ -419,14 +431,49 @@ class Table:
             return cards
 
     def ask_count(self, who: str) -> int:
-        """No launcher: how many cards came out of a press."""
+        """No launcher: how many cards came out of a press. Enter, 'undo' or 'cancel'
+        records nothing."""
         while True:
-            line = self.ask(f"How many cards came out for {who}? ").strip().lower()
-            if line in ("none", "no", "nothing", "no cards", "zero"):
+            line = self.ask(
+                f"How many cards came out for {who}? (a number, 'none'; Enter cancels) "
+            )
+            word = line.strip().lower()
+            if word in ("", "undo", "cancel", "back", "u", "oops", "q", "quit"):
+                raise TableError(f"the press is not recorded; {who} may press again")
+            if word in ("none", "no", "nothing", "no cards", "zero"):
                 return 0
-            if line.isdigit() and int(line) <= 112:
-                return int(line)
-            self.say("✗ type a number, e.g. 0 (or none) or 3", style="bold red")
+            if word.isdigit() and len(word) <= 3:
+                return self.check_count(who, int(word))
+            self.say("✗ type a number, e.g. 0 (or none) or 3; Enter cancels", style="bold red")
+
+    def check_count(self, who: str, n: int) -> int:
+        """A typed press count larger than one burst can be (the launcher's largest burst)
+        or than the cards inside: a typo? (ATK-25) — asked, as plays are."""
+        inside = int(self.session.snapshot().get("stock_size") or 0)
+        most = largest_burst()
+        while n > most or n > inside:
+            why = (
+                f"one press shoots at most {most}"
+                if n > most
+                else f"the table counts {inside} cards inside the launcher"
+            )
+            keep = f"'yes' to keep {n}, " if n <= inside else ""
+            line = self.ask(
+                f"{n} cards from one press for {who}? {why}: a typo? Type the right count, "
+                f"{keep}or Enter to cancel: "
+            )
+            word = line.strip().lower()
+            if word in ("y", "yes", "right", "correct") and n <= inside:
+                return n
+            if word in ("", "undo", "cancel", "back", "u", "oops", "no", "n"):
+                raise TableError(f"the press is not recorded; {who} may press again")
+            if word in ("none", "nothing", "zero"):
+                return 0
+            if word.isdigit() and len(word) <= 3:
+                n = int(word)
+                continue
+            self.say(f"✗ type how many cards came out for {who}, e.g. 3", style="bold red")
+        return n
 
     def command(self, cmd: Command) -> None:
         """Table commands: undo, help, fix, uno, clear, quit, show."""
@@ -606,6 +653,13 @@ class Table:
         for name, pts in ranked:
             self.say(f"   {name:<12} {pts:>4}")
         self.say(f"Game {self.session.id} is in 'unolaunch history'.")
+
+
+def largest_burst() -> int:
+    """The most cards one press can shoot: the firmware's default burst weights (ATK-25)."""
+    from unolaunch.fwconfig import pattern_settings
+
+    return len(pattern_settings()["burst_weights"])
 
 
 #: What the awaited player does, by the kind of decision the engine waits for.

@@ -202,6 +202,7 @@ class Move:
     """One or more actions (scenario-format dicts) to apply in order."""
 
     actions: tuple[dict[str, Any], ...]
+    missed: bool = False  # a press the launcher missed, typed with its cards (ATK-25)
 
 
 @dataclass(frozen=True)
@@ -473,6 +474,12 @@ def parse(text: str, ctx: Context) -> Parsed:
 
     if head in ("press", "p", "pressed"):
         return _press(by, rest, ctx)
+    if head in ("missed", "miss") and rest[:1] in (["press"], ["p"], ["pressed"]):
+        # ATK-25: a press the launcher did not see (its cards came out, or it was off).
+        move = _press(by, rest[1:], ctx)
+        if "cards" not in move.actions[0]:
+            raise ParseError("a missed press is typed with its cards, e.g. 'missed press 3'")
+        return Move(move.actions, missed=True)
     if (
         (head.isdigit() or toks in _NO_CARDS)
         and "press" in ctx.verbs
