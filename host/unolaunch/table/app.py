@@ -375,6 +375,12 @@ class Table:
             if self._discard_all_unsaid(a):
                 self.session.check_action(dict(a, discarded=[]))  # legal at all? (COM-2)
                 a = dict(a, discarded=self.ask_discarded(a))
+            if a.get("uno") and not self.session.uno_fits(a):
+                a = {k: v for k, v in a.items() if k != "uno"}
+                self.say(
+                    f"  · (UNO is said with the second-to-last card, COM-6: {a['by']} keeps "
+                    "more than one, so it is not recorded)"
+                )
             actions.append(a)
         effects: list[Effect] = []
         applied: list[dict[str, Any]] = []
@@ -487,10 +493,7 @@ class Table:
             self.draw()
             return
         if cmd.name == "undo":
-            s.undo(int(cmd.args[0]))
-            keep_uno_said(s)
-            self.log.append(f"undid {cmd.args[0]} action(s)")
-            self.say(f"  · undid {cmd.args[0]} action(s)")
+            self.undo(int(cmd.args[0]))
         elif cmd.name == "fix":
             if not self.fix(str(cmd.args[0]), int(cmd.args[1])):
                 return
@@ -506,6 +509,25 @@ class Table:
         self.warning = None
         self.sync_launcher()
         self.draw()
+
+    def undo(self, n: int, after: str = "") -> str:
+        """Take back ``n`` actions and say which, in words (``undid: Ann plays red 7``); the
+        screen's last line becomes that (what the undone actions wrote is gone), and cards
+        a taken-back press shot out go back into the launcher (ATK-25)."""
+        s = self.session
+        taken = actions_in_effect(s.journal.entries(s.id))[-n:] if n > 0 else []
+        s.undo(n)
+        keep_uno_said(s)
+        text = "undid: " + "; ".join(action_text(a, s.variant) for a in reversed(taken))
+        back = sum(int(a.get("cards") or 0) for a in taken if a is not None and "press" in a)
+        if back:
+            text += f" — put the {back} card{'s' * (back != 1)} back into the launcher"
+        if after:
+            text += f": {after}"
+        self.log.append(text)
+        self.warning = None
+        self.say(f"  · {text}")
+        return text
 
     def fix(self, who: str, n: int) -> bool:
         """``fix NAME N``: correct a hand size. A hand of no cards ends the round (COM-7):
@@ -530,9 +552,10 @@ class Table:
         winner = s.snapshot()["awaiting"]["by"]
         ctx = self.context()
         left: dict[str, list[str] | int] = {}
-        for p in s.players:
-            if p == winner:
-                continue
+        others = [p for p in s.players if p != winner]
+        i = 0
+        while i < len(others):
+            p = others[i]
             while True:
                 n = s.snapshot()["hand_sizes"][p]
                 line = self.ask(
@@ -543,6 +566,15 @@ class Table:
                     return
                 try:
                     cmd = table_command(line, ctx)
+                    if cmd is not None and cmd.name == "undo" and left and cmd.args == (1,):
+                        # The last count typed is taken back, not the winning card.
+                        i -= 1
+                        q = others[i]
+                        text = f"undid: {q}'s count ({_left_text(left.pop(q))})"
+                        self.log.append(text)
+                        self.say(f"  · {text}")
+                        p = q
+                        continue
                     if cmd is not None:
                         if self.round_end_command(cmd):
                             return
@@ -554,6 +586,7 @@ class Table:
                     continue
                 left[p] = value
                 break
+            i += 1
         try:
             self.effects(s.reveal(left))
             self.warning = None  # about what came before the round's end
@@ -568,9 +601,7 @@ class Table:
         if cmd.name == "quit":
             raise QuitGame
         if cmd.name == "undo":
-            s.undo(int(cmd.args[0]))
-            keep_uno_said(self.session)
-            self.say(f"  · undid {cmd.args[0]} action(s)")
+            self.undo(int(cmd.args[0]))
             self.draw()
             return True
         if cmd.name == "fix":
@@ -603,8 +634,7 @@ class Table:
             return
         if cmd is not None and cmd.name == "undo":
             try:
-                self.session.undo(int(cmd.args[0]))  # back across the round's end
-                keep_uno_said(self.session)
+                self.undo(int(cmd.args[0]))  # back across the round's end
             except TableError as exc:
                 self.error(exc)
             self.draw()
@@ -634,9 +664,7 @@ class Table:
         try:
             cmd = table_command(line, self.context())
             if cmd is not None and cmd.name == "undo":
-                self.session.undo(int(cmd.args[0]))
-                keep_uno_said(self.session)
-                self.say(f"  · undid {cmd.args[0]} action(s): the game goes on")
+                self.undo(int(cmd.args[0]), "the game goes on")
                 self.draw()
                 return False
         except (ParseError, TableError) as exc:
@@ -787,6 +815,58 @@ def overplayed(session: Session, actions: list[dict[str, Any]]) -> str | None:
                 f"a typo? 'undo' takes it back"
             )
     return None
+
+
+def _left_text(value: list[str] | int) -> str:
+    if isinstance(value, int):
+        return f"{value} points"
+    return " ".join(card_name(c) for c in value) or "no cards"
+
+
+def action_text(data: dict[str, Any] | None, variant: str = "") -> str:
+    """A journaled action in words, for what ``undo`` took back: ``Ann plays red 7``,
+    ``Bob's press (3 cards)``, ``Cy draws``, ``fix Bob 5``; ``None`` is a deal."""
+    if data is None:
+        return "the deal of a round"
+    by = str(data.get("by", "?"))
+    if isinstance(data.get("play"), str):
+        text = f"{by} plays {card_name(str(data['play']))}"
+        if data.get("color"):
+            text += f" ({data['color']})"
+        return text + (" and says UNO" if data.get("uno") else "")
+    if "press" in data:
+        k = data.get("cards")
+        return f"{by}'s press" + (f" ({k} card{'s' * (k != 1)})" if isinstance(k, int) else "")
+    if "draw" in data:
+        return f"{by} draws"
+    if "pass" in data:
+        return f"{by} passes"
+    if "challenge" in data:
+        return f"{by} challenges"
+    if "accept" in data:
+        return f"{by} accepts"
+    if "catch" in data:
+        return f"{by} catches {data['catch']}"
+    correct = data.get("correct")
+    if isinstance(correct, dict):
+        return ", ".join(f"fix {p} {n}" for p, n in correct.items())
+    choose = data.get("choose")
+    if isinstance(choose, dict):
+        if "top" in choose:
+            return f"the start card {card_name(str(choose['top']))}"
+        if "hands" in choose or "points" in choose:
+            return "the round's count (the cards left in the hands)"
+        if "color" in choose:
+            return f"{by} names {choose['color']}"
+        if "target" in choose:
+            return f"{by} chooses {choose['target']}"
+        if "turned" in choose:
+            return f"the Item Box's card {card_name(str(choose['turned']))}"
+        if "give" in choose:
+            return f"{by} gives {card_name(str(choose['give']))}"
+        if "won" in choose:
+            return "the challenge's outcome"
+    return f"{by}'s action"
 
 
 def effect_text(effect: Effect) -> str:

@@ -294,6 +294,15 @@ class Session:
                 raise TableError(
                     "say UNO together with the card, e.g. 'r5 uno' (nothing to add it to now)"
                 )
+            by = str(last["by"])
+            g = self.game
+            held = len(g.hands[g.players.index(by)]) if by in g.players else 1
+            giving = bool(g.pending) and g.pending[0][0] == E.OB_GIVE and held == 2
+            if held != 1 and not giving:
+                raise TableError(
+                    f"COM-6: UNO is said with the second-to-last card, and {by} holds {held}: "
+                    "nothing changed ('fix' the hand size if it is wrong)"
+                )
             amended = dict(last, uno=True)
             self.game.undo()
             try:
@@ -313,6 +322,21 @@ class Session:
             self.uno_said.add(str(last["by"]))
             self._changed("action", amended)
             return effects
+
+    def uno_fits(self, action: Mapping[str, Any]) -> bool:
+        """COM-6: whether a play said with UNO leaves its player one card (the hand size
+        the table knows, less the card and what a Discard All took with it)."""
+        by = action.get("by")
+        with self.lock:
+            g = self.game
+            if by not in g.players or not isinstance(action.get("play"), str):
+                return True
+            if str(action["play"])[1:] == "TH":
+                return True  # ATK-19: the hand is traded away; who holds what is not known
+            held = len(g.hands[g.players.index(str(by))])
+        discarded = action.get("discarded")
+        with_it = len(discarded) if isinstance(discarded, list) else 0
+        return held - 1 - with_it == 1
 
     def correct(self, player: str, size: int) -> list[Effect]:
         """Correct a hand size (journaled and undoable). The correction is ``player``'s own
