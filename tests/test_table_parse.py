@@ -231,8 +231,10 @@ def test_round_end_hand_as_cards_or_points() -> None:
     assert parse_hand("37", ATK) == 37
     assert parse_hand("37 points", ATK) == 37
     assert parse_hand("none", ATK) == []  # no cards: checked against the hand size (COM-8)
+    # Issue 22: a card's points do not depend on its colour (ATK-1): 'skip' needs none.
+    assert [c[1:] for c in parse_hand("skip skip", ATK)] == ["S", "S"]
     with pytest.raises(ParseError, match="point total"):
-        parse_hand("skip", ATK)  # no colour to match at round end
+        parse_hand("skip lots", ATK)
     with pytest.raises(ParseError):
         parse_hand("", ATK)
 

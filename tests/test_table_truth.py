@@ -276,3 +276,92 @@ def test_com6_uno_typed_with_a_card_that_leaves_many_is_not_recorded(tmp_path: P
 
 def test_parse_kinds_unchanged() -> None:
     assert isinstance(parse("undo", MK), Command) and isinstance(parse("r5", PP), Move)
+
+
+# ------------------------------------------------------------ refusals that left people stuck
+@pytest.mark.parametrize(
+    ("text", "ctx", "want"),
+    [
+        ("blue red 5", ATK3, "two colours"),
+        ("Bob catch Bob", ATK3, "cannot catch themselves"),
+        ("red 0", PP3, "UNO Pocket Pizza Pizza"),
+    ],
+)
+def test_refusals_say_what_to_type(text: str, ctx: Context, want: str) -> None:
+    msg = _refused(text, ctx)
+    assert want in msg
+    assert "did you mean 'red'" not in msg and "pocket-pizza" not in msg
+
+
+def test_a_colour_glued_to_its_number_is_read() -> None:
+    assert one("red7", ATK3) == {"by": "Ann", "play": "r7"}
+    assert one("blue+2", MK3) == {"by": "Ann", "play": "b+2"}
+
+
+def test_com1_purple_at_a_colour_question_offers_colours_not_players() -> None:
+    ctx = Context("attack", P, "Ann", ("choose",), None, "W", choice="color")
+    msg = _refused("purple", ctx)
+    assert "red, yellow, green or blue" in msg and "Bob" not in msg
+
+
+def test_a_decomposed_name_is_the_composed_player() -> None:
+    ctx = Context("attack", ("Ann", "Bob", "Zo\u00eb"), "Ann", ("play", "press"), "red", "r3")
+    assert one("Zoe\u0308: r5", ctx) == {"by": "Zo\u00eb", "play": "r5"}
+
+
+def test_mk1_a_draw_two_at_the_count_needs_no_colour() -> None:
+    from unolaunch.table.parse import parse_hand
+
+    cards = parse_hand("+2 +2 +2 r5", MK3)
+    assert isinstance(cards, list) and [c[1:] for c in cards[:3]] == ["+2"] * 3
+
+
+def test_fix_to_more_cards_than_exist_is_one_clear_line(tmp_path: Path) -> None:
+    s = _session(tmp_path)
+    out = _run(s, ["fix Bob 200"])
+    line = next(ln for ln in out.splitlines() if "✗" in ln)
+    assert "ACTION" not in line and "Bob cannot hold 200" in line and "Ann" not in line
+
+
+def test_com2_an_illegal_card_says_what_may_be_typed(tmp_path: Path) -> None:
+    s = _session(tmp_path)  # top y5
+    out = _run(s, ["r7"])
+    line = next(ln for ln in out.splitlines() if "✗" in ln)
+    assert "a yellow card" in line and "a 5" in line and "a wild" in line and "'press'" in line
+
+
+def test_mk23_challenge_after_a_last_wild_draw_four_says_the_round_ended(tmp_path: Path) -> None:
+    s = _session(tmp_path, "mario-kart", top="r5")
+    s.correct("Ann", 1)
+    out = _run(s, ["wd4 blue", "challenge"])
+    line = next(ln for ln in out.splitlines() if "✗" in ln)
+    assert "round has ended" in line and "MK-23" in line
+
+
+def test_mk4_a_wild_draw_four_start_says_shuffle_it_back(tmp_path: Path) -> None:
+    s = _session(tmp_path, "mario-kart", top=None)
+    out = _run(s, ["wd4"])
+    assert "shuffle it back" in out and "MK-4" in out
+
+
+def test_atk18_wild_all_hit_says_who_presses_next(tmp_path: Path) -> None:
+    s = _session(tmp_path, extra_cards=True)
+    out = _run(s, ["all hit red"])
+    assert "then Cy presses" in out.split("all hit red", 1)[1]
+
+
+def test_mk_prompts_use_mario_kart_cards(tmp_path: Path) -> None:
+    s = _session(tmp_path, "mario-kart", top="r5")
+    out = _run(s, [])
+    assert "'wild blue'" not in out and "wd4 blue" in out
+
+
+def test_undo_of_the_games_end_takes_its_line_off_the_screen(tmp_path: Path) -> None:
+    j = s0 = _session(tmp_path, top=None)
+    s = Session.start(j.journal, "attack", list(P), {"target": 20}, seed=1, dealer="Cy")
+    s.apply({"by": "Cy", "choose": {"top": "r5"}})
+    s.correct("Ann", 1)
+    del s0
+    out = _run(s, ["r7", "20", "20", "undo"])
+    last = out.split("undid:", 1)[1]
+    assert "wins the game" not in last.split("╰", 1)[0]

@@ -40,6 +40,7 @@ from unolaunch.table.parse import (
     parse_discarded,
     parse_hand,
     table_command,
+    tokens_of,
 )
 from unolaunch.table.screen import VARIANT_TITLES, View, card_name, card_names, render
 from unolaunch.table.session import Session, TableError, actions_in_effect
@@ -168,11 +169,12 @@ class Table:
             load = f" ({load_reminder(s)})" if s.variant == "attack" else ""
             return f"{who} deals: which card was turned up to start the pile? (e.g. r5){load}"
         if choice in ("press", "until"):
-            how = (
-                "press the launcher's button"
-                if self.launcher and self.launcher.working()
-                else "type 'press N' with the cards that came out"
-            )
+            if self.launcher and self.launcher.working():
+                how = "press the launcher's button"
+            elif self.launcher and getattr(self.launcher, "fault", None):
+                how = "the launcher is stopped: fix it, then type 'clear'"
+            else:
+                how = "type 'press N' with the cards that came out"
             return f"{who} must press {owed_presses(s, ', ')}: {how}"
         if choice == "challenge":
             return f"{who}: 'challenge' or 'accept' the draw card"
@@ -193,7 +195,8 @@ class Table:
         if "play" in verbs and "pass" in verbs:
             return f"{who}: play one more card, or 'pass'"
         draw = "press" if "press" in verbs else "draw"
-        return f"{who}: play a card (e.g. r5, 'wild blue') or {draw}; 'help' for more"
+        example = _WILD_EXAMPLE.get(s.variant, "wild blue")
+        return f"{who}: play a card (e.g. r5, '{example}') or {draw}; 'help' for more"
 
     def prompt_for(self) -> str:
         """The prompt: the awaited player's name. Once a hand is empty (a phone or the
@@ -349,7 +352,37 @@ class Table:
                 msg = f"{head}: {who} must press the launcher {owed_presses(s, ' and ')}"
                 self.say(f"✗ {card_names(msg)} — the game is unchanged", style="bold red")
                 return
-        self.say(f"✗ {error_text(exc)}", style="bold red")
+        text = error_text(exc)
+        if isinstance(exc, IllegalMoveError) and (
+            exc.rule == "COM-2" or "'s turn, not " in str(exc)
+        ):
+            text = text.replace(" — the game is unchanged", f" — {self.instead()}")
+        self.say(f"✗ {text}", style="bold red")
+
+    def instead(self) -> str:
+        """What the player whose turn it is may type (COM-2): a card of the colour, of the
+        number or symbol, a wild, or press/draw."""
+        s = self.session
+        snap = s.snapshot()
+        aw = snap.get("awaiting") or {}
+        who, verbs = aw.get("by", "?"), aw.get("verbs", ())
+        ways = []
+        if snap.get("color"):
+            ways.append(f"a {snap['color']} card")
+        top = snap.get("top")
+        if top and not str(top).startswith("W"):
+            kind = str(top)[1:]
+            ways.append(
+                f"a {kind}" if kind.isdigit() else f"a {card_name(str(top)).split(' ', 1)[1]}"
+            )
+        ways.append("a wild")
+        if "press" in verbs:
+            ways.append("'press'")
+        elif "draw" in verbs:
+            ways.append("'draw'")
+        if "pass" in verbs:
+            ways.append("'pass'")
+        return f"{who} may play {', '.join(ways[:-1])} or {ways[-1]}"
 
     def move(self, move: Move) -> None:
         """Apply parsed actions (asking for a press's card count when there is no launcher)."""
@@ -560,7 +593,8 @@ class Table:
                 n = s.snapshot()["hand_sizes"][p]
                 line = self.ask(
                     f"Cards left in {p}'s hand ({n} card{'s' if n != 1 else ''}: the cards, "
-                    "e.g. 'r5 g7 wild', or their points, e.g. 37)? "
+                    f"e.g. 'r5 g7 {_WILD_EXAMPLE.get(s.variant, 'wild').split()[0]}', "
+                    "or their points, e.g. 37)? "
                 )
                 if s.choice() != "reveal":  # reported from another screen meanwhile
                     return
@@ -579,6 +613,9 @@ class Table:
                         if self.round_end_command(cmd):
                             return
                         continue
+                    said = tokens_of(line)[:1]
+                    if said and said[0] in _GAME_WORDS:
+                        raise TableError(self.round_ended(winner, said[0], p))
                     value = parse_hand(line, ctx)
                     s.check_left(p, value)
                 except (ParseError, TableError, IllegalMoveError) as exc:
@@ -593,6 +630,18 @@ class Table:
         except (IllegalMoveError, TableError) as exc:
             self.error(exc)
         self.draw()
+
+    def round_ended(self, winner: str, word: str, asked: str) -> str:
+        """A move typed at the round end's questions: the round has ended (COM-7)."""
+        why = ""
+        if word in ("challenge", "accept", "ch", "chal"):
+            rule = {"mario-kart": "MK-23", "pocket-pizza": "PP-16"}.get(self.session.variant)
+            if rule:
+                why = f"; a last Wild Draw card cannot be challenged ({rule}), its cards are drawn"
+        return (
+            f"the round has ended: {winner} went out (COM-7){why}. Type the cards left in "
+            f"{asked}'s hand or their points; 'undo' takes back the last action"
+        )
 
     def round_end_command(self, cmd: Command) -> bool:
         """A command typed at the round end: True when the round's questions start over
@@ -690,6 +739,15 @@ def largest_burst() -> int:
     return len(pattern_settings()["burst_weights"])
 
 
+#: A wild card to show in examples, by variant (a Mario Kart deck has no plain Wild).
+_WILD_EXAMPLE = {"attack": "wild blue", "mario-kart": "wd4 blue", "pocket-pizza": "wild blue"}
+
+#: Words of a move (not a hand's cards) that may be typed at the round end's questions.
+_GAME_WORDS = frozenset(
+    {"challenge", "ch", "chal", "accept", "press", "draw", "drew", "pass", "catch", "play"}
+)
+
+
 #: What the awaited player does, by the kind of decision the engine waits for.
 _DOING = {
     "top": "turn up the start card",
@@ -738,6 +796,7 @@ def owed_presses(session: Session, joint: str) -> str:
                 done += 1
             after = g.awaiting or {}
             over = g.round_winner >= 0
+            presses_next = bool(g.pending) and g.pending[0][0] in (E.OB_PRESS, E.OB_UNTIL)
         except (IllegalMoveError, ValueError):
             return f"{owes} ({rule})"
         finally:
@@ -745,6 +804,8 @@ def owed_presses(session: Session, joint: str) -> str:
                 g.undo(done)
     if over:
         then = "then the round is over"
+    elif presses_next and after.get("by") and after.get("by") != who:
+        then = f"then {after['by']} presses"  # ATK-18: every player presses once in turn
     elif after.get("by") == who and "play" in after.get("verbs", ()):
         then = f"then {who} plays"
     elif rule in _LOSES_TURN:

@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import difflib
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from unolaunch.errors import UnolaunchError
+from unolaunch.table.names import name_key
 
 VARIANTS = ("attack", "mario-kart", "pocket-pizza")
 VARIANT_NAMES = {
@@ -221,17 +223,29 @@ def tokens_of(text: str, commas: bool = False) -> list[str]:
     """Lower-case words of ``text``; ``Bob:`` -> ``bob``, number words become digits,
     ``draw two`` -> ``draw 2``. Commas are spaces, or (``commas``) ``","`` tokens that end
     a card in a list of cards (``wild, blue skip``)."""
+    text = unicodedata.normalize("NFC", text)  # a pasted or macOS-typed name (Zoe\u0308)
     words = text.replace(",", " , " if commas else " ").replace(":", " ").lower().split()
-    return [str(_NUMBER_WORDS[w]) if w in _NUMBER_WORDS else w for w in words]
+    out: list[str] = []
+    for w in words:
+        glued = _GLUED.match(w)
+        if glued:  # "red7", "blue+2": a colour word glued to its card
+            out += [glued.group(1), glued.group(2)]
+        else:
+            out.append(str(_NUMBER_WORDS[w]) if w in _NUMBER_WORDS else w)
+    return out
+
+
+_GLUED = re.compile(r"^(red|yellow|yel|green|grn|blue|blu)(\d|\+\d|skip|reverse|rev)$")
 
 
 def _player(word: str, players: Sequence[str]) -> str | None:
     """The player named ``word`` (case-insensitive; a unique prefix of 2+ letters works)."""
-    exact = [p for p in players if p.lower() == word]
+    word = name_key(word)
+    exact = [p for p in players if name_key(p) == word]
     if exact:
         return exact[0]
     if len(word) >= 2:
-        prefixed = [p for p in players if p.lower().startswith(word)]
+        prefixed = [p for p in players if name_key(p).startswith(word)]
         if len(prefixed) == 1:
             return prefixed[0]
     return None
@@ -261,14 +275,22 @@ def card_code(text: str, ctx: Context, default_color: bool = True) -> str:
     return codes[0]
 
 
-def _cards_in(toks: list[str], ctx: Context, default_color: bool) -> list[str]:
+def _cards_in(
+    toks: list[str], ctx: Context, default_color: bool, any_colour: bool = False
+) -> list[str]:
     """Every card named in ``toks`` (a list such as ``r5 g7 wild`` or ``r5, wild, b7``:
-    a ``","`` token ends a card)."""
+    a ``","`` token ends a card). ``any_colour``: a card named without its colour (``+2``
+    in a hand at round end, whose points do not depend on it) takes one in turn."""
     cards: list[str] = []
     i = 0
     while i < len(toks):
         if toks[i] == ",":
             i += 1
+            continue
+        if any_colour:
+            free = replace(ctx, color=COLORS[len(cards) % 4])
+            code, _named, i = _next_card(toks, i, free, True)
+            cards.append(code)
             continue
         code, _named, i = _next_card(toks, i, ctx, default_color)
         cards.append(code)
@@ -300,6 +322,12 @@ def _next_card(
         i += 1
         if i == len(toks) or toks[i] == ",":
             raise ParseError(f"{pending} what? name the card too, e.g. '{pending} 5'")
+        if toks[i] in _COLOR_WORDS:
+            other = _COLOR_WORDS[toks[i]]
+            raise ParseError(
+                f"two colours ({pending}, {other}): name one card, e.g. '{other} 5'"
+                + (f" or 'wild {other}'" if "W" in _WILDS[ctx.variant] else "")
+            )
     tok = toks[i]
     m = _COMPACT.match(tok)
     if m and pending is None:
@@ -353,7 +381,7 @@ def _did_you_mean(word: str, ctx: Context) -> str:
     kinds = _card_kinds(ctx.variant)
     words.update({p[0]: p[0] for p, k in _PHRASES if _resolve_kind(k, ctx.variant) in kinds})
     words.update({p.lower(): p for p in ctx.players})  # typed words are lower-cased
-    close = difflib.get_close_matches(word, list(words), n=1, cutoff=0.6)
+    close = difflib.get_close_matches(word, [w for w in words if w != word], n=1, cutoff=0.6)
     return words[close[0]] if close else ""
 
 
@@ -371,7 +399,7 @@ def _coloured_code(colour: str, kind: str, ctx: Context) -> str:
     if kind.isdigit():
         if int(kind) not in _NUMBERS[ctx.variant]:
             raise ParseError(
-                f"there is no {colour} {kind} in {ctx.variant} "
+                f"there is no {colour} {kind} in {VARIANT_NAMES[ctx.variant]} "
                 f"(numbers {_NUMBERS[ctx.variant].start}-9); type the card you played"
             )
     elif kind not in _COLOURED[ctx.variant]:
@@ -433,7 +461,7 @@ def _not_in_deck(code: str, variant: str) -> str:
 
 
 def _a(variant: str) -> str:
-    return ("an " if variant == "attack" else "a ") + variant
+    return ("an " if variant == "attack" else "a ") + VARIANT_NAMES[variant]
 
 
 def _examples(variant: str) -> str:
@@ -455,6 +483,7 @@ def parse(text: str, ctx: Context) -> Parsed:
     if not toks:
         return Command("show")
     by = ctx.awaiting_by
+    named: str | None = None
     # "Bob: r5", "bob r5": an explicit actor.
     if len(toks) > 1:
         named = _player(toks[0], ctx.players) if not _is_word(toks[0]) else None
@@ -499,7 +528,7 @@ def parse(text: str, ctx: Context) -> Parsed:
     if (head in ("accept", "take", "no") and not rest) or toks == ["no", "challenge"]:
         return Move(({"by": by, "accept": True},))
     if head in ("catch", "caught", "c"):
-        return _catch(by, rest, ctx)
+        return _catch(by, rest, ctx, named is not None)
     if head in ("choose", "pick", "name", "target"):
         return _choose(by, rest, ctx)
     if "choose" in ctx.verbs and "play" not in ctx.verbs and len(toks) == 1:
@@ -693,7 +722,7 @@ def _challenge(by: str, rest: list[str], ctx: Context) -> Move:
     return Move((action,))
 
 
-def _catch(by: str, rest: list[str], ctx: Context) -> Move:
+def _catch(by: str, rest: list[str], ctx: Context, named: bool = False) -> Move:
     words = [w for w in rest if w not in _FILLER and w not in ("uno", "not", "saying")]
     if len(words) != 1 or _player(words[0], ctx.players) is None:
         meant = _did_you_mean(words[0], ctx) if words else ""
@@ -705,6 +734,12 @@ def _catch(by: str, rest: list[str], ctx: Context) -> Move:
     caught = _player(words[0], ctx.players)
     assert caught is not None
     catcher = by
+    if catcher == caught and named:
+        others = [p for p in ctx.players if p != caught]
+        raise ParseError(
+            f"{caught} cannot catch themselves (COM-6): who caught {caught}? "
+            f"e.g. '{others[0]} catch {caught}'"
+        )
     if catcher == caught:
         # "catch Bob" typed while Bob is awaited: the catcher is someone else at the table.
         i = ctx.players.index(caught)
@@ -718,8 +753,17 @@ def _choose(by: str, rest: list[str], ctx: Context) -> Move:
         if words[0] in _COLOR_WORDS:
             return Move(({"by": by, "choose": {"color": _COLOR_WORDS[words[0]]}},))
         who = _player(words[0], ctx.players)
-        if who is not None:
+        if who is not None and ctx.choice != "color":
             return Move(({"by": by, "choose": {"target": who}},))
+    if ctx.choice == "color":
+        meant = difflib.get_close_matches(words[0] if words else "", list(COLORS), n=1)
+        hint = f" — did you mean '{meant[0]}'?" if meant else ""
+        raise ParseError(
+            f"{' '.join(words)!r} is not a colour: type red, yellow, green or blue{hint}"
+        )
+    if ctx.choice == "target":
+        others = [p for p in ctx.players if p != by]
+        raise ParseError(f"choose a player: {', '.join(others)}, e.g. '{others[0]}'")
     raise ParseError(
         f"choose a colour ({', '.join(COLORS)}) or a player ({', '.join(ctx.players)}), e.g. 'red'"
     )
@@ -848,7 +892,8 @@ def parse_hand(text: str, ctx: Context) -> list[str] | int:
         return int(toks[0])
     blind = Context(ctx.variant, ctx.players)  # no colour to match: every card names its own
     try:
-        return _cards_in(toks, blind, default_color=False)
+        # Points do not depend on a card's colour (ATK-1, MK-1, PP-1): '+2' is enough.
+        return _cards_in(toks, blind, default_color=False, any_colour=True)
     except ParseError as exc:
         raise ParseError(f"{exc} (or type the hand's point total, e.g. 37)") from None
 
