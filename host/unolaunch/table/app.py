@@ -488,13 +488,15 @@ class Table:
     def check_count(self, who: str, n: int) -> int:
         """A typed press count larger than one burst can be (the launcher's largest burst)
         or than the cards inside: a typo? (ATK-25) — asked, as plays are."""
-        inside = int(self.session.snapshot().get("stock_size") or 0)
+        with self.session.lock:  # inside, and the discard pile to reload (ATK-22, COM-5)
+            g = self.session.game
+            inside = len(g.stock) + max(0, len(g.discard) - 1)
         most = largest_burst()
         while n > most or n > inside:
             why = (
                 f"one press shoots at most {most}"
                 if n > most
-                else f"the table counts {inside} cards inside the launcher"
+                else f"the launcher and the discard pile hold {inside} cards"
             )
             keep = f"'yes' to keep {n}, " if n <= inside else ""
             line = self.ask(

@@ -124,6 +124,8 @@ _PHRASES: list[tuple[tuple[str, ...], str]] = [
     (("box",), "WIB"),
     (("wild", "dip", "into", "the", "deck"), "WDD"),
     (("dip", "into", "the", "deck"), "WDD"),
+    (("wild", "dip", "into", "deck"), "WDD"),  # "the" is filler in a play: gone by now
+    (("dip", "into", "deck"), "WDD"),
     (("wild", "dip"), "WDD"),
     (("dip",), "WDD"),
     (("wdd",), "WDD"),
@@ -317,6 +319,10 @@ def _next_card(
     """Read the card starting at ``toks[i]``: its code, the colour named with it when it
     is a wild (``wild blue``, ``blue wild``), and the index after it."""
     pending: str | None = None
+    m = _COMPACT.match(toks[i])
+    if m and not _starts_coloured(toks, i + 1, ctx.variant):
+        # "gR" is the green Reverse, not "gr" (green) before a card: 'gR g7', 'gr 5'
+        return _coloured_code(_COLOR_WORDS[m.group(1)], m.group(2), ctx), None, i + 1
     if toks[i] in _COLOR_WORDS:
         pending = _COLOR_WORDS[toks[i]]
         i += 1
@@ -351,6 +357,7 @@ def _next_card(
             and i < len(toks)
             and toks[i] in _COLOR_WORDS
             and not _starts_coloured(toks, i + 1, ctx.variant)
+            and not (kind == "WIB" and _COMPACT.match(toks[i]))  # 'item box gR' (MK-13)
         ):
             pending = _COLOR_WORDS[toks[i]]
             i += 1
@@ -485,9 +492,16 @@ def parse(text: str, ctx: Context) -> Parsed:
     by = ctx.awaiting_by
     named: str | None = None
     # "Bob: r5", "bob r5": an explicit actor.
+    colon = _ACTOR.match(text) is not None  # "Bob: 5" is Bob's move, never a fix
     if len(toks) > 1:
         named = _player(toks[0], ctx.players) if not _is_word(toks[0]) else None
-        if named is not None and toks[1] not in ("has", "=") and not _is_fix(toks):
+        if named is not None and _is_fix(toks) and not colon and not ctx.choice == "reveal":
+            n = toks[1]
+            raise ParseError(
+                f"did {named} play a {n} (type '{named}: {n}') or does {named} hold {n} "
+                f"cards (type 'fix {named} {n}')?"
+            )
+        if named is not None and toks[1] not in ("has", "=") and (colon or not _is_fix(toks)):
             by = named
             listed = listed[listed.index(toks[0]) + 1 :]
             toks = toks[1:]
@@ -535,6 +549,8 @@ def parse(text: str, ctx: Context) -> Parsed:
         return _choose(by, toks, ctx)
     return _play(by, listed, ctx)
 
+
+_ACTOR = re.compile(r"^\s*[^\s:,]+\s*:")
 
 _YES = {"yes", "y", "won", "win", "true", "guilty", "held", "right", "succeeded"}
 _NO = {"no", "n", "lost", "lose", "false", "innocent", "clean", "wrong", "failed"}
