@@ -61,6 +61,10 @@ _WILD_FORMS = {
 _DRAW_FORMS = ["draw", "drew", "draw a card", "draw one", "pick up", "drew 1", "took one"]
 
 
+class _Enough(Exception):
+    """A short game has been typed far enough."""
+
+
 class Divergence(AssertionError):
     """The table's state is not the physical table's."""
 
@@ -96,7 +100,16 @@ def card_words(code: str, rng: random.Random, to_match: str | None) -> str:
 class Family:
     """Plays one game at a physical table and types it into the real table."""
 
-    def __init__(self, data_dir: Path, variant: str, seed: int, target: int = 60) -> None:
+    def __init__(
+        self,
+        data_dir: Path,
+        variant: str,
+        seed: int,
+        target: int = 60,
+        screen: bool = True,
+        max_lines: int = 0,
+    ) -> None:
+        self.max_lines = max_lines
         self.rng = random.Random(seed)
         players = ["Ann", "Bob", "Cy"] if self.rng.random() < 0.7 else ["Ann", "Bob"]
         if variant != "pocket-pizza" and self.rng.random() < 0.2:
@@ -118,6 +131,16 @@ class Family:
             Console(file=io.StringIO(), width=100, highlight=False),
             read_line=self.read_line,
         )
+        if not screen:
+            # The suite's short games: the screen's content is still computed every time
+            # (what it shows, the hint, the presses owed), only not laid out by rich.
+            table = self.table
+
+            def draw() -> None:
+                table.view()
+                table.say(table.hint())
+
+            table.draw = draw  # type: ignore[method-assign]
 
     # ------------------------------------------------------------------ the oracle
     def differences(self) -> list[str]:
@@ -162,8 +185,8 @@ class Family:
         the next action at the physical table once the oracle agrees)."""
         line = self._answer(prompt)
         self.record.lines.append(line)
-        if len(self.record.lines) > 3000:
-            raise Divergence(self.report("the game does not end (3000 lines)"))
+        if len(self.record.lines) > 6000:
+            raise Divergence(self.report("the game does not end (6000 lines)"))
         return line
 
     def _answer(self, prompt: str) -> str:
@@ -175,7 +198,18 @@ class Family:
             return rng.choice(["undo", "oops", "u"])
         if prompt.startswith("Cards left in "):
             who = prompt[len("Cards left in ") :].split("'s hand", 1)[0]
-            return self.hand_left(who)
+            right = self.hand_left(who)
+            opponents = [p for p in self.players if p != self.phys.snapshot()["round_winner"]]
+            if who != opponents[-1] and rng.random() < 0.2:
+                # A count typed wrong, then 'undo' (it takes back that count, not the
+                # winning card) and the right one.
+                n = len(self.phys.hands[self.phys.players.index(who)])
+                lo, hi = self.session.hand_value_range(n)
+                wrong = str(rng.randrange(lo, hi + 1))
+                if wrong != right:
+                    self.queue = ["undo", right]
+                    return wrong
+            return right
         if "wins the game. Is that right?" in prompt:
             self.check()
             self.record.finished = True
@@ -189,12 +223,37 @@ class Family:
             top = str(self.phys.snapshot()["top"])
             return top if top.startswith("W") else card_words(top, rng, None)
         self.check()
+        if self.max_lines and len(self.record.lines) >= self.max_lines:
+            raise _Enough  # a short game: stopped where the tables agree
         if rng.random() < 0.03:
-            return rng.choice(TYPOS)  # refused: the oracle checks nothing changed
+            return rng.choice(TYPOS + self.wrong_moves())  # refused: nothing may change
+        if rng.random() < 0.02:
+            return self.fix_typo()
         if rng.random() < 0.03 and self.session.choice() is None and self._wrong_card():
             return self.queue.pop(0)
         self.queue = self.act()
         return self.queue.pop(0)
+
+    def wrong_moves(self) -> list[str]:
+        """Lines the table must refuse in this position: a press named for a player who
+        owes none (ATK-26), a draw of several cards where one is the rule (PP-6, MK-9)."""
+        aw = self.session.snapshot()["awaiting"] or {}
+        others = [p for p in self.players if p != aw.get("by")]
+        if self.phys.variant == "attack":
+            return [f"{self.rng.choice(others)}: press {self.rng.randrange(4)}"]
+        return ["draw 3", "took 5"]
+
+    def fix_typo(self) -> str:
+        """A hand size typed wrong and then corrected (the correction ends in the right
+        count); a 0 is asked about first (COM-7) and answered 'no'."""
+        who = self.rng.choice(self.players)
+        right = self.session.snapshot()["hand_sizes"][who]
+        wrong = self.rng.choice([0, right + 1, right + 2])
+        if wrong == 0:
+            self.queue = ["no"]
+            return f"{who} has 0"
+        self.queue = [f"fix {who} {right}"]
+        return self.rng.choice([f"fix {who} {wrong}", f"{who} has {wrong}"])
 
     def _wrong_card(self) -> bool:
         """A card the player does not hold but the table must take (its hands are unseen),
@@ -221,7 +280,7 @@ class Family:
         legal = [a for a in legal if a.verb != "catch"]
         plays = [a for a in legal if a.verb == "play"]
         others = [a for a in legal if a.verb != "play"]
-        if plays and (not others or rng.random() < 0.8):
+        if plays and (not others or rng.random() < 0.9):
             return self.do_play(rng.choice(plays))
         a = rng.choice(others)
         if a.verb in ("draw", "press"):
@@ -350,6 +409,8 @@ class Family:
         """Play the game to its end; :class:`Divergence` on the first disagreement."""
         try:
             self.table.run()
+        except _Enough:
+            return self.record
         finally:
             self.journal.close()
         if not self.record.finished:
@@ -358,6 +419,15 @@ class Family:
         return self.record
 
 
-def play_family_game(data_dir: Path, variant: str, seed: int, target: int = 60) -> FamilyGame:
-    """One seeded game typed by a family; returns its record or raises Divergence."""
-    return Family(data_dir, variant, seed, target).play()
+def play_family_game(
+    data_dir: Path,
+    variant: str,
+    seed: int,
+    target: int = 60,
+    screen: bool = True,
+    max_lines: int = 0,
+) -> FamilyGame:
+    """One seeded game typed by a family; returns its record or raises Divergence.
+    ``screen=False`` leaves out rich's layout of the screen (its content is computed);
+    ``max_lines`` stops a short game at the first point after it where the tables agree."""
+    return Family(data_dir, variant, seed, target, screen, max_lines).play()
