@@ -495,7 +495,7 @@ def parse(text: str, ctx: Context) -> Parsed:
     colon = _ACTOR.match(text) is not None  # "Bob: 5" is Bob's move, never a fix
     if len(toks) > 1:
         named = _player(toks[0], ctx.players) if not _is_word(toks[0]) else None
-        if named is not None and _is_fix(toks) and not colon and not ctx.choice == "reveal":
+        if named is not None and _is_fix(toks) and not colon and ctx.choice != "reveal":
             n = toks[1]
             raise ParseError(
                 f"did {named} play a {n} (type '{named}: {n}') or does {named} hold {n} "
