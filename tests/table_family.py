@@ -249,10 +249,14 @@ class Family:
         who = self.rng.choice(self.players)
         right = self.session.snapshot()["hand_sizes"][who]
         wrong = self.rng.choice([0, right + 1, right + 2])
-        if wrong == 0:
+        if wrong == 0 and self.session.snapshot()["round_winner"] is None:
+            # asked first (COM-7) — only while nobody has gone out (else refused at once)
             self.queue = ["no"]
             return f"{who} has 0"
+        wrong = max(wrong, right + 1)
         self.queue = [f"fix {who} {right}"]
+        if right == 0:  # the round's winner: given cards, then out again (COM-7, asked)
+            self.queue.append("yes")
         return self.rng.choice([f"fix {who} {wrong}", f"{who} has {wrong}"])
 
     def _wrong_card(self) -> bool:

@@ -365,3 +365,10 @@ def test_undo_of_the_games_end_takes_its_line_off_the_screen(tmp_path: Path) -> 
     out = _run(s, ["r7", "20", "20", "undo"])
     last = out.split("undid:", 1)[1]
     assert "wins the game" not in last.split("╰", 1)[0]
+
+
+def test_sim_commands_without_a_simulated_launcher_say_where_they_go(tmp_path: Path) -> None:
+    s = _session(tmp_path)
+    out = _run(s, ["sim jam"])
+    line = next(ln for ln in out.splitlines() if "✗" in ln)
+    assert "--port sim" in line and "unolaunch sim --link" in line

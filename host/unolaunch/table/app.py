@@ -535,6 +535,10 @@ class Table:
         elif cmd.name == "uno":
             self.effects(s.say_uno())
             self.say("  · UNO!")
+        elif cmd.name == "sim":
+            self.sim_control(str(cmd.args[0]))
+            self.draw()
+            return
         elif cmd.name == "clear":
             if self.launcher is None:
                 raise TableError("no launcher is connected; nothing to clear")
@@ -544,6 +548,26 @@ class Table:
         self.warning = None
         self.sync_launcher()
         self.draw()
+
+    def sim_control(self, line: str) -> None:
+        """``sim ...`` with ``--port sim``: one command of ``unolaunch sim`` for the simulated
+        launcher (jam, unjam, load N, unplug, replug, reset, stall, ...)."""
+        from unolaunch.commands.sim import handle
+        from unolaunch.sim import SimError
+
+        board = getattr(self.launcher, "sim", None) if self.launcher is not None else None
+        if board is None:
+            raise TableError(
+                "'sim ...' controls the simulated launcher of '--port sim'; a simulator "
+                "started with 'unolaunch sim --link PATH' takes its commands in its own terminal"
+            )
+        if line.split()[0] in ("quit", "exit"):
+            raise TableError("the simulated launcher stops with the game ('quit')")
+        try:
+            handle(board, line)
+        except SimError as exc:
+            raise TableError(f"sim: {exc}") from None
+        self.say(f"  · (simulated launcher: {line})")
 
     def undo(self, n: int, after: str = "") -> str:
         """Take back ``n`` actions and say which, in words (``undid: Ann plays red 7``); the

@@ -590,6 +590,14 @@ def _is_fix(toks: list[str]) -> bool:
 
 def _command(toks: list[str], ctx: Context) -> Command | None:
     head, rest = toks[0], toks[1:]
+    if head == "sim":
+        # --port sim: a control of the simulated launcher ('sim jam', 'sim load 40').
+        if not rest:
+            raise ParseError(
+                "'sim' and a simulator command: sim jam, sim unjam, sim load N, sim unplug, "
+                "sim replug, sim reset, sim stall, sim unstall, sim hold MS, sim press"
+            )
+        return Command("sim", (" ".join(rest),))
     if head in ("undo", "u", "oops", "back"):
         if not rest:
             return Command("undo", (1,))
@@ -1057,6 +1065,8 @@ def help_text(ctx: Context) -> str:
         "  'show' ('redraw', 'scores', Enter) redraws; 'quit' ('exit', 'q', 'bye') stops here"
         " (--resume later);",
         "  'clear' ('unjam') after clearing a jam or reloading the launcher.",
+        "  --port sim: 'sim jam', 'sim unjam', 'sim load 40', 'sim unplug', 'sim replug',"
+        " 'sim reset', 'sim stall' ... (what 'unolaunch sim' reads)",
         "At a round's end, the cards left in each hand ('r5 g7 wild blue skip') or their",
         "  points (37), 'none' for no cards; they must fit the hand size shown — 'fix NAME N'",
         "  first if it is wrong (COM-8). 'undo' goes back across a round's or the game's end.",
