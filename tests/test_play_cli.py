@@ -28,6 +28,9 @@ NEW = ["play", "--variant", "attack", "--players", "Ann,Bob"]
         ([*NEW, "--target", "0"], "at least 1"),
         ([*NEW, "--option", "strict_press"], "KEY=VALUE"),
         (["play", "--resume", "--variant", "attack"], "leave out --variant"),
+        (["play", "--resume", "--target", "50"], "leave out --target"),  # issue 22
+        (["play", "--resume", "--option", "strict_press=true"], "leave out --option"),
+        (["play", "--resume", "1", "--dealer", "Ann"], "leave out --dealer"),
         (["play", "--variant", "uno"], "invalid choice"),
     ],
 )

@@ -5,6 +5,7 @@ no cards (COM-7), a press is the presser's (ATK-25, ATK-26), a bare "hit" is ask
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -372,3 +373,48 @@ def test_sim_commands_without_a_simulated_launcher_say_where_they_go(tmp_path: P
     out = _run(s, ["sim jam"])
     line = next(ln for ln in out.splitlines() if "✗" in ln)
     assert "--port sim" in line and "unolaunch sim --link" in line
+
+
+# ------------------------------------------------------------ screen, resume
+def _box_width(out: str) -> int:
+    return max(len(ln) for ln in out.splitlines() if ln.startswith("╭"))
+
+
+def test_com6_the_no_uno_note_does_not_move_the_box(tmp_path: Path) -> None:
+    s = _session(tmp_path)
+    s.correct("Ann", 2)
+    out = _run(s, ["y7"])
+    rows = out.split("Ann plays yellow 7", 1)[1].splitlines()
+    ann = next(ln for ln in rows if re.search(r"Ann +1 +0", ln))
+    bob = next(ln for ln in rows if re.search(r"Bob +7 +0", ln))
+    assert "no UNO said" in ann
+    assert ann.index(" 1 ") == bob.index(" 7 ")  # the cards column did not widen
+    assert _box_width(out.split("Ann plays yellow 7", 1)[1]) == _box_width(out)
+
+
+def test_com8_the_final_scores_line_up_whatever_the_names(tmp_path: Path) -> None:
+    j = _session(tmp_path, top=None).journal
+    names = ["Ann", "Maximiliana", "\uff21\uff22"]  # a long name, a full-width one
+    s = Session.start(j, "attack", names, {"target": 5}, seed=1, dealer="\uff21\uff22")
+    s.apply({"by": "\uff21\uff22", "choose": {"top": "r5"}})
+    s.correct("Ann", 1)
+    out = _run(s, ["r7", "20", "30", "yes"])
+    tail = out.split("wins the game!", 2)[-1].splitlines()
+    rows = [ln for ln in tail if ln.startswith("   ") and ln.rstrip()[-1:].isdigit()]
+    from rich.cells import cell_len
+
+    assert len(rows) == 3 and len({cell_len(r.rstrip()) for r in rows}) == 1
+    assert "[bold]" not in out
+
+
+def test_com8_a_closed_game_asks_before_undo_reopens_it(tmp_path: Path) -> None:
+    j = _session(tmp_path, top=None).journal
+    s = Session.start(j, "attack", list(P), {"target": 5}, seed=1, dealer="Cy")
+    s.apply({"by": "Cy", "choose": {"top": "r5"}})
+    s.correct("Ann", 1)
+    _run(s, ["r7", "20", "30", "yes"])
+    again = Session.resume(j, s.id)
+    out = _run(again, ["undo", "no"])
+    assert "Reopen it" in out and again.snapshot()["game_winner"] == "Ann"
+    out = _run(again, ["undo", "yes"])
+    assert again.snapshot()["game_winner"] is None and "undid:" in out

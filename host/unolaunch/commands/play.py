@@ -134,6 +134,20 @@ def run(args: argparse.Namespace) -> int:
         if args.resume is not None:
             if args.variant or args.players:
                 raise UsageError("--resume continues a saved game: leave out --variant/--players")
+            given = [
+                flag
+                for flag, value in (
+                    ("--target", args.target),
+                    ("--option", args.option),
+                    ("--dealer", args.dealer),
+                )
+                if value
+            ]
+            if given:  # never ignored: the game goes on as it was set up (its journal)
+                raise UsageError(
+                    f"--resume continues a saved game as it was set up: leave out "
+                    f"{'/'.join(given)} ('unolaunch history GAME' shows its target and options)"
+                )
             game_id: int | None = args.resume or None
             if game_id is None:
                 latest = journal.latest_unfinished()

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, Protocol
 
+from rich.cells import cell_len
 from rich.console import Console
 from rich.text import Text
 
@@ -739,6 +740,8 @@ class Table:
         try:
             cmd = table_command(line, self.context())
             if cmd is not None and cmd.name == "undo":
+                if self.session.closed() and not self.reopen(w):
+                    return False
                 self.undo(int(cmd.args[0]), "the game goes on")
                 self.draw()
                 return False
@@ -748,13 +751,29 @@ class Table:
         self.say("✗ type 'yes' to end the game, or 'undo' to take back the last action", "bold red")
         return False
 
+    def reopen(self, winner: str) -> bool:
+        """A game closed with 'yes' (and resumed): ask before 'undo' reopens it."""
+        line = self.ask(
+            f"Game {self.session.id} was closed: {winner} won. Reopen it and take back its "
+            "last action? ('yes' / 'no') "
+        )
+        if line.strip().lower() in ("y", "yes", "reopen", "ok"):
+            return True
+        self.say("  · nothing changed: the game stays closed ('yes' to end here)")
+        return False
+
     def finish(self, snap: dict[str, Any]) -> None:
         """The game is over: final scores."""
         scores = snap["scores"]
         ranked = sorted(scores.items(), key=lambda kv: -kv[1])
         self.say(f"🏆 {snap['game_winner']} wins the game!", style="bold magenta")
+        width = max(cell_len(shown(name)) for name in scores)  # wide letters count twice
         for name, pts in ranked:
-            self.say(f"   {name:<12} {pts:>4}")
+            pad = " " * (width - cell_len(shown(name)))
+            style = "bold" if name == snap["game_winner"] else None
+            self.say(f"   {name}{pad}  {pts:>4}", style=style)
+        with contextlib.suppress(UnolaunchError):  # closed with 'yes': reopening asks first
+            self.session.note({"notice": "the game is over: closed with 'yes'", "closed": True})
         self.say(f"Game {self.session.id} is in 'unolaunch history'.")
 
 

@@ -284,6 +284,12 @@ class Session:
         with self.lock:
             self.journal.append(self.id, "note", dict(data), **self._summary())
 
+    def closed(self) -> bool:
+        """Whether the game was closed with 'yes' at its end (and nothing changed since)."""
+        with self.lock:
+            entries = self.journal.entries(self.id)
+        return bool(entries) and entries[-1].kind == "note" and bool(entries[-1].data.get("closed"))
+
     def say_uno(self) -> list[Effect]:
         """``uno`` typed just after a play: the last play becomes a play with UNO said
         (COM-6), journaled as undo + the amended play."""
