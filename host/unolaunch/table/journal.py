@@ -58,7 +58,7 @@ CREATE TABLE IF NOT EXISTS games (
     dealer TEXT,                    -- the first dealer
     created TEXT NOT NULL,
     updated TEXT NOT NULL,
-    status TEXT NOT NULL,           -- playing | finished
+    status TEXT NOT NULL,           -- playing | finished | abandoned
     round INTEGER NOT NULL DEFAULT 1,
     scores TEXT NOT NULL,           -- JSON object
     winner TEXT
@@ -494,6 +494,12 @@ class Journal:
             db.execute("DELETE FROM claims WHERE game_id = ?", (game_id,))
             db.execute("DELETE FROM games WHERE id = ?", (game_id,))
         return True
+
+    def set_status(self, game_id: int, status: str) -> None:
+        """Set a game's status (``abandoned``: closed unfinished); the next entry appended
+        sets it back to ``playing`` or ``finished``."""
+        with self._tx() as db:
+            db.execute("UPDATE games SET status = ? WHERE id = ?", (status, game_id))
 
     def latest_unfinished(self) -> GameRecord | None:
         """The most recently updated game still being played, if any."""
