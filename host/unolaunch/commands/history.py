@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from datetime import datetime, timezone
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from typing import Any
 
 from rich.console import Console
@@ -71,7 +71,7 @@ def _record_json(g: GameRecord) -> dict[str, object]:
 def local_time(stamp: str, seconds: bool = False) -> str:
     """A stored UTC time (``2026-12-01 15:04:05``) in this computer's local time."""
     try:
-        when = datetime.fromisoformat(stamp.replace("Z", "")).replace(tzinfo=timezone.utc)
+        when = datetime.fromisoformat(stamp.replace("Z", "")).replace(tzinfo=UTC)
     except ValueError:
         return stamp
     return when.astimezone().strftime("%Y-%m-%d %H:%M" + (":%S" if seconds else ""))
