@@ -39,6 +39,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.add_argument("--limit", type=count, default=20, metavar="N", help="newest N games (20)")
     parser.add_argument(
+        "--recover",
+        action="store_true",
+        help="a damaged games file: copy every game it can still read into a fresh one "
+        "(the damaged file is kept as games.sqlite3.bad)",
+    )
+    parser.add_argument(
         "--abandon",
         type=int,
         metavar="GAME",
@@ -92,6 +98,14 @@ def run(args: argparse.Namespace) -> int:
     path = data_dir(args.data_dir) / DB_NAME
     if args.abandon is not None:
         return abandon(args.data_dir, args.abandon)
+    if args.recover:
+        saved, lost, bad = Journal.recover(args.data_dir)
+        cut = f"; {lost} could not be read whole (kept up to the damage)" if lost else ""
+        print(
+            f"recovered {saved} game{'s' * (saved != 1)} into a fresh {path}{cut}; the damaged "
+            f"file is kept as {bad}"
+        )
+        return 0
     if not path.exists():
         if args.game is not None:
             raise UnolaunchError(f"no game {args.game}: no games yet (looked in {path})")
