@@ -148,6 +148,8 @@ class Family:
         t, p = self.session.snapshot(), self.phys.snapshot()
         out = []
         for key in ("hand_sizes", "direction", "color", "top", "scores"):
+            if key == "color" and p["round_winner"] is not None:
+                continue  # a last wild's colour is never asked: the round is over (COM-7)
             if t[key] != p[key]:
                 out.append(f"{key}: table {t[key]!r}, physical {p[key]!r}")
         for key in ("round_winner", "game_winner"):
@@ -370,6 +372,8 @@ class Family:
         extra: list[str] = []
         if code.startswith("W"):
             text, extra = self._wild_text(a, code)
+            if not phys.hands[seat]:
+                extra = []  # a last card: the table asks no colour (COM-7)
         else:
             text = card_words(code, rng, to_match)
         if code[1:] == "DA":  # ATK-12: the other cards of its colour went with it

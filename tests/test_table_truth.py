@@ -418,3 +418,13 @@ def test_com8_a_closed_game_asks_before_undo_reopens_it(tmp_path: Path) -> None:
     assert "Reopen it" in out and again.snapshot()["game_winner"] == "Ann"
     out = _run(again, ["undo", "yes"])
     assert again.snapshot()["game_winner"] is None and "undid:" in out
+
+
+def test_com6_uno_after_a_wild_and_its_colour_is_said_with_the_wild(tmp_path: Path) -> None:
+    s = _session(tmp_path)
+    s.correct("Ann", 2)
+    out = _run(s, ["wild", "green", "uno"])
+    assert "Ann" in s.uno_said and "✗" not in out
+    snap = s.snapshot()
+    assert snap["color"] == "green" and snap["awaiting"]["by"] == "Bob"
+    assert Session.resume(s.journal, s.id).game.state_key() == s.game.state_key()

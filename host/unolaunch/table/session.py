@@ -291,13 +291,24 @@ class Session:
         return bool(entries) and entries[-1].kind == "note" and bool(entries[-1].data.get("closed"))
 
     def say_uno(self) -> list[Effect]:
-        """``uno`` typed just after a play: the last play becomes a play with UNO said
-        (COM-6), journaled as undo + the amended play."""
+        """``uno`` typed just after a play (or after the colour, target or card given that
+        the play asked for): the play becomes a play with UNO said (COM-6), journaled as
+        undo + the amended play + the answers that followed it."""
         with self.lock:
-            entries = self.journal.entries(self.id)
-            last = _last_action(entries)
+            stack = actions_in_effect(self.journal.entries(self.id))
+            after: list[dict[str, Any]] = []
+            while stack and stack[-1] is not None and "choose" in stack[-1]:
+                choose = stack[-1].get("choose") or {}
+                if not any(k in choose for k in ("color", "target", "give")):
+                    break
+                after.insert(0, dict(stack.pop() or {}))
+            last = stack[-1] if stack else None
             if last is None or "play" not in last or last.get("uno"):
                 raise TableError(
+                    "say UNO together with the card, e.g. 'r5 uno' (nothing to add it to now)"
+                )
+            if any(a.get("by") != last.get("by") for a in after):
+                raise TableError(  # answers by another player: the play is not the last one
                     "say UNO together with the card, e.g. 'r5 uno' (nothing to add it to now)"
                 )
             by = str(last["by"])
@@ -310,22 +321,27 @@ class Session:
                     "nothing changed ('fix' the hand size if it is wrong)"
                 )
             amended = dict(last, uno=True)
-            self.game.undo()
+            n = 1 + len(after)
+            self.game.undo(n)
             try:
                 effects = self.game.apply(amended)
+                for a in after:
+                    effects += self.game.apply(a)
             except IllegalMoveError:
-                self.game.apply(last)
+                self._rebuild()
                 raise TableError(
                     f"{last['by']} did not play their second-to-last card; UNO is said with it"
                 ) from None
             try:
                 self.journal.append_many(
-                    self.id, [("undo", {"n": 1}), ("action", amended)], **self._summary()
+                    self.id,
+                    [("undo", {"n": n}), ("action", amended), *(("action", a) for a in after)],
+                    **self._summary(),
                 )
             except BaseException:
                 self._rebuild()
                 raise
-            self.uno_said.add(str(last["by"]))
+            self.uno_said.add(by)
             self._changed("action", amended)
             return effects
 
