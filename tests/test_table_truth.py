@@ -428,3 +428,11 @@ def test_com6_uno_after_a_wild_and_its_colour_is_said_with_the_wild(tmp_path: Pa
     snap = s.snapshot()
     assert snap["color"] == "green" and snap["awaiting"]["by"] == "Bob"
     assert Session.resume(s.journal, s.id).game.state_key() == s.game.state_key()
+
+
+def test_mk1_a_card_at_the_count_the_deck_has_no_more_of_warns(tmp_path: Path) -> None:
+    s = _session(tmp_path, "mario-kart", top="r5")  # MK-1: one red 0... two of r5
+    s.correct("Ann", 1)
+    out = _run(s, ["r5", "r5 r5 r3 r4 r6 r7 r8", "4 5 6 7 8 9 10"])
+    warn = next(ln for ln in out.splitlines() if ln.startswith("⚠"))
+    assert "red 5" in warn and "typo" in warn and "MK-1" in warn

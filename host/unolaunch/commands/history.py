@@ -21,7 +21,7 @@ from unolaunch.table.app import effect_text
 from unolaunch.table.journal import DATA_DIR_ENV, DB_NAME, Entry, GameRecord, Journal, data_dir
 from unolaunch.table.names import shown
 from unolaunch.table.screen import VARIANT_TITLES, card_name, card_names
-from unolaunch.table.session import _new_game
+from unolaunch.table.session import _new_game, engine_action
 
 HELP = "list past games with winner and scores"
 DESCRIPTION = f"""\
@@ -237,7 +237,7 @@ def _replayed(game: Game, kind: str, data: dict[str, Any], in_effect: list[str])
         snap = game.snapshot()
         text = f"round {snap['round']} dealt: {snap['dealer']} deals"
     elif kind == "action":
-        texts = [effect_text(e) for e in game.apply(data)]
+        texts = [effect_text(e) for e in game.apply(engine_action(data))]
         text = _action_text(data, texts)
     else:
         raise ValueError(kind)
@@ -251,6 +251,11 @@ def _action_text(data: dict[str, Any], texts: list[str]) -> str:
     hand size fixed (whoever was awaited when it was typed), the start card turned up."""
     by = str(data.get("by"))
     choose = data.get("choose")
+    if "correct" in data and data.get("reason") == "stray":
+        return (
+            f"launcher: card(s) left the launcher after {by}'s press (pulled out of a jam, or "
+            "carried out by the roller), given to them: " + "; ".join(texts)
+        )
     if "correct" in data:
         return "fix: " + "; ".join(texts)
     if data.get("press"):

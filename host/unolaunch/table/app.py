@@ -649,6 +649,9 @@ class Table:
                     self.error(exc)
                     continue
                 left[p] = value
+                warning = overcounted(s, left)
+                if warning:
+                    self.say(f"⚠ {warning}", style="bold yellow")
                 break
             i += 1
         try:
@@ -955,6 +958,10 @@ def action_text(data: dict[str, Any] | None, variant: str = "") -> str:
         return f"{by} catches {data['catch']}"
     correct = data.get("correct")
     if isinstance(correct, dict):
+        if data.get("reason") == "stray":
+            return ", ".join(
+                f"the cards credited to {p} after a press (now {n})" for p, n in correct.items()
+            )
         return ", ".join(f"fix {p} {n}" for p, n in correct.items())
     choose = data.get("choose")
     if isinstance(choose, dict):
@@ -973,6 +980,27 @@ def action_text(data: dict[str, Any] | None, variant: str = "") -> str:
         if "won" in choose:
             return "the challenge's outcome"
     return f"{by}'s action"
+
+
+def overcounted(session: Session, left: dict[str, list[str] | int]) -> str | None:
+    """At a round's end: a card typed in the hands more often than the deck holds, counting
+    the copies on the discard pile since the last reshuffle (ATK-1, MK-1, PP-1/PP-2), as
+    plays are warned about (:func:`overplayed`). ``None`` when every count fits."""
+    typed = [c for v in left.values() if isinstance(v, list) for c in v if c != "?"]
+    with session.lock:
+        g = session.game
+        pile = [card_code(c) for c in g.discard]
+        deck = {card_code(c): k for c, k in g.composition.items()}
+    for code in dict.fromkeys(typed):
+        seen, held = typed.count(code) + pile.count(code), deck.get(code, 0)
+        if seen > held:
+            return (
+                f"{card_name(code)}: {typed.count(code)} typed in the hands and "
+                f"{pile.count(code)} on the discard pile, but the "
+                f"{VARIANT_TITLES[g.variant]} deck has {held} ({_DECK_RULE.get(g.variant)}): "
+                "a typo? 'undo' takes back the count"
+            )
+    return None
 
 
 def effect_text(effect: Effect) -> str:

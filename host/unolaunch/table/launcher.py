@@ -367,7 +367,7 @@ class LinkedLauncher:
             return
         size = int(self.session.snapshot()["hand_sizes"].get(player, 0))
         try:
-            self.session.correct(player, size + cards)
+            self.session.correct(player, size + cards, reason="stray")
         except (IllegalMoveError, UnolaunchError) as exc:
             self.notify(
                 None,

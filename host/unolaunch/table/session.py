@@ -140,7 +140,7 @@ class Session:
     def _replay(self, kind: str, data: dict[str, Any]) -> None:
         g = self.game
         if kind == "action":
-            g.apply(data)
+            g.apply(engine_action(data))
             self._track_uno(data)
         elif kind == "undo":
             g.undo(int(data.get("n", 1)))
@@ -226,7 +226,7 @@ class Session:
         data = dict(action)
         with self.lock:
             self._check_facts(data)
-            effects = self.game.apply(data)
+            effects = self.game.apply(engine_action(data))
             try:
                 self.journal.append(self.id, "action", data, **self._summary())
             except BaseException:
@@ -360,7 +360,7 @@ class Session:
         with_it = len(discarded) if isinstance(discarded, list) else 0
         return held - 1 - with_it == 1
 
-    def correct(self, player: str, size: int) -> list[Effect]:
+    def correct(self, player: str, size: int, reason: str | None = None) -> list[Effect]:
         """Correct a hand size (journaled and undoable). The correction is ``player``'s own
         (whoever is awaited). COM-7: giving the round's winner cards takes the round's end
         back; a hand of 0 ends the round (the table confirms that first)."""
@@ -375,7 +375,10 @@ class Session:
                         f"left in the stock, at most {most}; type 'fix {player} N' with the "
                         "real count"
                     )
-            return self.apply({"by": player, "correct": {player: size}})
+            action: dict[str, Any] = {"by": player, "correct": {player: size}}
+            if reason:
+                action["reason"] = reason  # for the history: why the hand changed
+            return self.apply(action)
 
     def reveal(self, left: Mapping[str, list[str] | int]) -> list[Effect]:
         """Round end: the cards (a list of codes) or point total left in each other hand
@@ -448,7 +451,7 @@ class Session:
         data = dict(action)
         with self.lock:
             self._check_facts(data)
-            self.game.apply(data)
+            self.game.apply(engine_action(data))
             self.game.undo()
 
     def _check_facts(self, data: Mapping[str, Any]) -> None:
@@ -485,6 +488,16 @@ class Session:
                     f"hand with it: say which ('{colour} discard all {play[0]}3 {play[0]}9'), "
                     "how many, or none"
                 )
+
+
+#: Keys of a journaled action that are the table's own, not the engine's: ``reason`` of a
+#: hand size correction (``stray``: cards the launcher let out after a press, ATK-25).
+TABLE_KEYS = ("reason",)
+
+
+def engine_action(data: Mapping[str, Any]) -> dict[str, Any]:
+    """A journaled action without the table's own keys (what the engine applies)."""
+    return {k: v for k, v in data.items() if k not in TABLE_KEYS}
 
 
 def arming_for(game: Game) -> Arming | None:
