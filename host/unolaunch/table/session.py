@@ -26,7 +26,7 @@ from unolaunch.errors import UnolaunchError, UsageError
 from unolaunch.rules import Effect, Game, IllegalMoveError
 from unolaunch.rules import engine as E
 from unolaunch.table.journal import GameRecord, Journal
-from unolaunch.table.parse import Context
+from unolaunch.table.parse import VARIANT_NAMES, Context
 
 #: What the awaited player is asked for, by the engine's pending obligation.
 _CHOICE = {
@@ -433,7 +433,7 @@ class Session:
                 have = g.composition.get(parse_card(code), 0)
                 if left.count(code) > have:
                     raise TableError(
-                        f"{rule}: the {g.variant} deck has {have} {code}, not "
+                        f"{rule}: the {VARIANT_NAMES[g.variant]} deck has {have} {code}, not "
                         f"{left.count(code)}: type the cards again"
                     )
             return
@@ -442,7 +442,7 @@ class Session:
             most = f"at most {high}" if left > high else f"at least {low}"
             raise TableError(
                 f"{rule}: {cards} {'is' if n == 1 else 'are'} worth {most} points in "
-                f"{g.variant}, not {left}: type the total again; {fix}"
+                f"{VARIANT_NAMES[g.variant]}, not {left}: type the total again; {fix}"
             )
 
     def check_action(self, action: Mapping[str, Any]) -> None:
