@@ -119,7 +119,7 @@ def test_bad_input_at_every_prompt_changes_nothing(mk: Player) -> None:
     mk.type("Cy> ", "r5")
     mk.refused("Ann> ", "blah", "not a card")  # a turn
     mk.refused("Ann> ", "r5 g7", "one card at a time")
-    mk.refused("Ann> ", "wild blue", "not a mario-kart card")
+    mk.refused("Ann> ", "wild blue", "not a UNO Mario Kart card")
     mk.refused("Ann> ", "g3", "COM-2")  # parsed, but the engine refuses it
     mk.refused("Ann> ", "catch Zed", "catch whom")
     mk.refused("Ann> ", "undo 99", "can be taken back")
@@ -138,7 +138,7 @@ def test_bad_input_at_every_prompt_changes_nothing(mk: Player) -> None:
     mk.refused("Ann> ", "purple", "")
     mk.type("Ann> ", "red")
     mk.type("Bob> ", "item box g1")  # Green Shell: Bob chooses who draws (MK-16)
-    mk.refused("Bob> ", "Zed", "choose a colour")
+    mk.refused("Bob> ", "Zed", "choose a player")  # a target: players only
     mk.refused("Bob> ", "Bob", "")  # not himself
     mk.type("Bob> ", "Cy")
     mk.type("Cy> ", "fix Cy 1")

@@ -353,37 +353,11 @@ class Table:
                 msg = f"{head}: {who} must press the launcher {owed_presses(s, ' and ')}"
                 self.say(f"✗ {card_names(msg)} — the game is unchanged", style="bold red")
                 return
-        text = error_text(exc)
-        if isinstance(exc, IllegalMoveError) and (
-            exc.rule == "COM-2" or "'s turn, not " in str(exc)
-        ):
-            text = text.replace(" — the game is unchanged", f" — {self.instead()}")
-        self.say(f"✗ {text}", style="bold red")
+        self.say(f"✗ {error_text(exc, self.session)}", style="bold red")
 
     def instead(self) -> str:
-        """What the player whose turn it is may type (COM-2): a card of the colour, of the
-        number or symbol, a wild, or press/draw."""
-        s = self.session
-        snap = s.snapshot()
-        aw = snap.get("awaiting") or {}
-        who, verbs = aw.get("by", "?"), aw.get("verbs", ())
-        ways = []
-        if snap.get("color"):
-            ways.append(f"a {snap['color']} card")
-        top = snap.get("top")
-        if top and not str(top).startswith("W"):
-            kind = str(top)[1:]
-            ways.append(
-                f"a {kind}" if kind.isdigit() else f"a {card_name(str(top)).split(' ', 1)[1]}"
-            )
-        ways.append("a wild")
-        if "press" in verbs:
-            ways.append("'press'")
-        elif "draw" in verbs:
-            ways.append("'draw'")
-        if "pass" in verbs:
-            ways.append("'pass'")
-        return f"{who} may play {', '.join(ways[:-1])} or {ways[-1]}"
+        """What the player whose turn it is may type (COM-2) — see :func:`instead_text`."""
+        return instead_text(self.session)
 
     def move(self, move: Move) -> None:
         """Apply parsed actions (asking for a press's card count when there is no launcher)."""
@@ -1010,11 +984,42 @@ def effect_text(effect: Effect) -> str:
     return card_names(text)
 
 
-def error_text(exc: Exception) -> str:
+def instead_text(s: Session) -> str:
+    """What the player whose turn it is may type (COM-2): a card of the colour, of the
+    number or symbol, a wild, or press/draw."""
+    snap = s.snapshot()
+    aw = snap.get("awaiting") or {}
+    who, verbs = aw.get("by", "?"), aw.get("verbs", ())
+    ways = []
+    if snap.get("color"):
+        ways.append(f"a {snap['color']} card")
+    top = snap.get("top")
+    if top and not str(top).startswith("W"):
+        kind = str(top)[1:]
+        ways.append(f"a {kind}" if kind.isdigit() else f"a {card_name(str(top)).split(' ', 1)[1]}")
+    ways.append("a wild")
+    if "press" in verbs:
+        ways.append("'press'")
+    elif "draw" in verbs:
+        ways.append("'draw'")
+    if "pass" in verbs:
+        ways.append("'pass'")
+    return f"{who} may play {', '.join(ways[:-1])} or {ways[-1]}"
+
+
+def error_text(exc: Exception, session: Session | None = None) -> str:
     """The line the table shows for a refused input (without its ✗): the rule and the
-    reason, cards named in words. The web pages show the same (issue 13)."""
+    reason, cards named in words; with the ``session``, an illegal card or a play out of
+    turn ends with what may be typed instead (COM-2). The web pages show the same."""
     msg = _short_illegal(exc) if isinstance(exc, IllegalMoveError) else str(exc)
-    return card_names(msg)
+    text = card_names(msg)
+    if (
+        session is not None
+        and isinstance(exc, IllegalMoveError)
+        and (exc.rule == "COM-2" or "'s turn, not " in str(exc))
+    ):
+        text = text.replace(" — the game is unchanged", f" — {instead_text(session)}")
+    return text
 
 
 def _short_illegal(exc: IllegalMoveError) -> str:
