@@ -6,7 +6,9 @@ every divergence with its seed and the lines typed (exit 1 if there is one).
 
     python bench/bench_family.py [GAMES_PER_VARIANT] [FIRST_SEED] [--screen]
 
-Default: 1000 games per variant to 60 points, seeds from 100000, without rich's layout
+UNO Attack is played twice: presses typed with their cards, and presses coming from a
+launcher's events (jams, fouls). Default: 1000 games per variant to 60 points, seeds from
+100000, without rich's layout
 of the screen (``--screen`` lays it out too, as ``play`` does, about five times slower).
 """
 
@@ -29,14 +31,20 @@ def main(argv: list[str]) -> int:
     games = int(args[0]) if args else 1000
     first = int(args[1]) if len(args) > 1 else 100_000
     failed = 0
-    for variant in ("attack", "mario-kart", "pocket-pizza"):
+    for variant in ("attack", "attack+launcher", "mario-kart", "pocket-pizza"):
+        launcher = variant.endswith("+launcher")
         lines = rounds = 0
         t = time.perf_counter()
         with tempfile.TemporaryDirectory() as d:
             for seed in range(first, first + games):
                 try:
                     record = play_family_game(
-                        Path(d) / str(seed), variant, seed, target=60, screen=screen
+                        Path(d) / str(seed),
+                        variant.removesuffix("+launcher"),
+                        seed,
+                        target=60,
+                        screen=screen,
+                        launcher=launcher,
                     )
                 except Divergence as exc:
                     failed += 1
@@ -46,7 +54,7 @@ def main(argv: list[str]) -> int:
                 rounds += record.rounds
         spent = time.perf_counter() - t
         print(
-            f"{variant:<13} {games} games, {rounds} rounds, {lines} lines typed, "
+            f"{variant:<16} {games} games, {rounds} rounds, {lines} lines typed, "
             f"{spent:7.1f} s, {1000 * spent / max(lines, 1):.3f} ms a line",
             flush=True,
         )

@@ -23,6 +23,7 @@ import io
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 from unolaunch.cards import card_code
@@ -30,6 +31,7 @@ from unolaunch.rules import Action, Game
 from unolaunch.rules import engine as E
 from unolaunch.table.app import Table
 from unolaunch.table.journal import Journal
+from unolaunch.table.launcher import LinkedLauncher
 from unolaunch.table.session import Session
 
 COLORS = ("red", "yellow", "green", "blue")
@@ -59,6 +61,19 @@ _WILD_FORMS = {
     "WIB": ["item box {x}", "box {x}", "wild item box {x}"],
 }
 _DRAW_FORMS = ["draw", "drew", "draw a card", "draw one", "pick up", "drew 1", "took one"]
+
+
+class _Link:
+    """What the table asks of a launcher's link (arm, disarm, stop), accepted."""
+
+    def arm(self, player: str, presses: int, mode: str = "random") -> None:
+        """Armed (the events say what the launcher then did)."""
+
+    def disarm(self) -> None:
+        """Disarmed."""
+
+    def stop(self) -> None:
+        """Motor stopped, fault cleared."""
 
 
 class _Enough(Exception):
@@ -108,6 +123,7 @@ class Family:
         target: int = 60,
         screen: bool = True,
         max_lines: int = 0,
+        launcher: bool = False,
     ) -> None:
         self.max_lines = max_lines
         self.rng = random.Random(seed)
@@ -141,6 +157,13 @@ class Family:
                 table.say(table.hint())
 
             table.draw = draw  # type: ignore[method-assign]
+        self.launcher: LinkedLauncher | None = None
+        if launcher and variant == "attack":
+            # UNO Attack with a launcher: its presses arrive as the firmware's events
+            # (as from the launcher's thread), faults and all; nothing of them is typed.
+            self.launcher = LinkedLauncher(_Link(), self.session, self.table.remember)
+            self.table.launcher = self.launcher
+            self.launcher.sync()
 
     # ------------------------------------------------------------------ the oracle
     def differences(self) -> list[str]:
@@ -242,7 +265,10 @@ class Family:
         aw = self.session.snapshot()["awaiting"] or {}
         others = [p for p in self.players if p != aw.get("by")]
         if self.phys.variant == "attack":
-            return [f"{self.rng.choice(others)}: press {self.rng.randrange(4)}"]
+            wrong = [f"{self.rng.choice(others)}: press {self.rng.randrange(4)}"]
+            if self.launcher is not None:  # ATK-25: the launcher counts its own cards
+                wrong.append(f"press {self.rng.randrange(1, 4)}")
+            return wrong
         return ["draw 3", "took 5"]
 
     def fix_typo(self) -> str:
@@ -324,6 +350,9 @@ class Family:
         rng, phys = self.rng, self.phys
         before = len(phys.hands[phys.players.index(a.by)])
         phys.apply(a)
+        if a.verb == "press" and self.launcher is not None:
+            n = len(phys.hands[phys.players.index(a.by)]) - before
+            return self.launcher_press(a.by, n)
         if a.verb == "press":
             n = len(phys.hands[phys.players.index(a.by)]) - before
             if n < 0:
@@ -344,6 +373,34 @@ class Family:
             "verbs", ()
         ):
             lines.append("pass")
+        return lines
+
+    def launcher_press(self, who: str, n: int) -> list[str]:
+        """The button pressed at the launcher: its events, now and then a jam (the card in
+        the mouth is pulled out, then 'clear') or a foul by someone else first (ATK-26)."""
+        assert self.launcher is not None
+        rng = self.rng
+        events: list[dict[str, Any]] = []
+        if rng.random() < 0.05:  # a press nobody owes: the launcher does not fire
+            events.append({"event": "foul", "n": 0, "reason": "not_armed", "player": None})
+        jam = n > 0 and rng.random() < 0.1
+        owed = max(0, self.session.presses_owed() - 1)
+        counted = n - 1 if jam else n
+        events.append(
+            {"event": "eject", "n": 1, "player": who, "cards": counted, "counted": True,
+             "mode": "random", "owed": owed}
+        )  # fmt: skip
+        lines = [""]  # Enter: the screen shows what the launcher did
+        if jam:
+            events.append(
+                {"event": "fault", "code": "jam", "message": "card stuck", "n": 1,
+                 "player": who, "beam": "blocked"}
+            )  # fmt: skip
+            events.append({"event": "done", "player": who})
+            events.append({"event": "stray", "cards": 1, "n": 1, "player": who})
+            lines = [rng.choice(["clear", "unjam"])]
+        for ev in events:
+            self.launcher.handle(ev)
         return lines
 
     def do_answer(self, a: Action) -> list[str]:
@@ -434,8 +491,10 @@ def play_family_game(
     target: int = 60,
     screen: bool = True,
     max_lines: int = 0,
+    launcher: bool = False,
 ) -> FamilyGame:
     """One seeded game typed by a family; returns its record or raises Divergence.
     ``screen=False`` leaves out rich's layout of the screen (its content is computed);
-    ``max_lines`` stops a short game at the first point after it where the tables agree."""
-    return Family(data_dir, variant, seed, target, screen, max_lines).play()
+    ``max_lines`` stops a short game at the first point after it where the tables agree;
+    ``launcher`` (UNO Attack): presses come from a launcher's events, jams and fouls too."""
+    return Family(data_dir, variant, seed, target, screen, max_lines, launcher).play()

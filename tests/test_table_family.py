@@ -78,3 +78,15 @@ def test_family_reports_a_divergence_with_the_seed_and_the_lines(data_dir: Path)
         family.play()
     text = str(err.value)
     assert "pocket-pizza seed 7" in text and "hand_sizes" in text and "fix Ann 9" in text
+
+
+@pytest.mark.parametrize("first", [2000, 2030])
+def test_family_plays_attack_with_a_launcher_without_divergence(data_dir: Path, first: int) -> None:
+    """UNO Attack with a launcher: presses arrive as its events, with jams (the card
+    pulled out of the mouth is credited, then 'clear'), fouls, and 'press N' refused
+    (ATK-25, ATK-26)."""
+    for seed in range(first, first + 30):
+        record = play_family_game(
+            data_dir / str(seed), "attack", seed, target=1, screen=False, launcher=True
+        )
+        assert record.finished

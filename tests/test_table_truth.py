@@ -436,3 +436,20 @@ def test_mk1_a_card_at_the_count_the_deck_has_no_more_of_warns(tmp_path: Path) -
     out = _run(s, ["r5", "r5 r5 r3 r4 r6 r7 r8", "4 5 6 7 8 9 10"])
     warn = next(ln for ln in out.splitlines() if ln.startswith("⚠"))
     assert "red 5" in warn and "typo" in warn and "MK-1" in warn
+
+
+def test_atk22_com5_a_correction_may_reload_the_launcher_from_the_discard_pile(
+    tmp_path: Path,
+) -> None:
+    """A card pulled out of a jam when the table counts the launcher empty: the discard
+    pile was loaded (ATK-22), so the correction reloads it too (found by the family)."""
+    s = _session(tmp_path)
+    while s.snapshot()["stock_size"] > 0:
+        who = s.snapshot()["awaiting"]["by"]
+        s.apply({"by": who, "press": True, "cards": min(12, s.snapshot()["stock_size"])})
+        who = s.snapshot()["awaiting"]["by"]
+        s.apply({"by": who, "play": f"{s.snapshot()['color'][0]}{1 + s.game.round_no % 9}"})
+    before = s.snapshot()["hand_sizes"]["Bob"]
+    s.correct("Bob", before + 1, reason="stray")
+    assert s.snapshot()["hand_sizes"]["Bob"] == before + 1
+    assert Session.resume(s.journal, s.id).game.state_key() == s.game.state_key()

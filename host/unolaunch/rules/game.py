@@ -1638,6 +1638,8 @@ class Game:
             diff = size - len(hand)
             if diff > 0:
                 if len(self.stock) < diff:
+                    self._refill()  # COM-5 / ATK-22: the discard pile makes a new stock
+                if len(self.stock) < diff:
                     raise self._illegal(
                         "ACTION", a, f"only {len(self.stock)} cards are left in the stock"
                     )

@@ -368,12 +368,12 @@ class Session:
             g = self.game
             if player in g.players:
                 held = len(g.hands[g.players.index(player)])
-                most = held + len(g.stock)
-                if size > most:
+                spare = len(g.stock) + max(0, len(g.discard) - 1)  # COM-5: the pile reloads
+                if size > held + spare:
                     raise TableError(
-                        f"{player} cannot hold {size} cards: with the {len(g.stock)} cards "
-                        f"left in the stock, at most {most}; type 'fix {player} N' with the "
-                        "real count"
+                        f"{player} cannot hold {size} cards: with the {spare} cards of the "
+                        f"stock and the discard pile, at most {held + spare}; type "
+                        f"'fix {player} N' with the real count"
                     )
             action: dict[str, Any] = {"by": player, "correct": {player: size}}
             if reason:
