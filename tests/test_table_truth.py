@@ -453,3 +453,20 @@ def test_atk22_com5_a_correction_may_reload_the_launcher_from_the_discard_pile(
     s.correct("Bob", before + 1, reason="stray")
     assert s.snapshot()["hand_sizes"]["Bob"] == before + 1
     assert Session.resume(s.journal, s.id).game.state_key() == s.game.state_key()
+
+
+def test_atk25_during_a_launcher_fault_the_prompt_says_what_the_box_says(tmp_path: Path) -> None:
+    """One instruction: the box says 'fix it, then type clear', and so does the prompt."""
+    from test_table_launcher_faults import FakeLink
+    from unolaunch.table.app import Table
+    from unolaunch.table.launcher import LinkedLauncher
+
+    s = _session(tmp_path)
+    s.apply({"by": "Ann", "play": "yH2"})  # Bob owes two presses (ATK-11)
+    table = Table(s)
+    table.launcher = LinkedLauncher(FakeLink(), s, table.remember)
+    table.launcher.sync()
+    table.launcher.handle({"event": "fault", "code": "motor_timeout", "message": "", "n": 1})
+    hint = table.hint()
+    assert "type 'clear'" in hint and "press N" not in hint
+    assert "type 'clear'" in table.launcher.status()

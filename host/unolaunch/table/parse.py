@@ -1033,6 +1033,7 @@ def help_text(ctx: Context) -> str:
             "  'press' (the launcher's button); no launcher: 'press 3' = 3 cards came out,"
             " 'press none' = none",
             "  when presses are owed and there is no launcher: '2' or 'none' (cards that came out)",
+            "  a press the working launcher missed: 'missed press 3' (ATK-25)",
             "  'pass' ends the turn after a Skip or Reverse (ATK-8). No drawing, no challenge"
             " (ATK-14): 'press'.",
         ]
@@ -1057,6 +1058,7 @@ def help_text(ctx: Context) -> str:
             "  a Wild Draw 2: 'challenge' / 'accept'; asked the card given: 'g5'",
         ]
     lines += [
+        f"'{other}: 5' is {other}'s play; '{other} 5' asks: a play, or a hand size?",
         f"Catch a player who did not say UNO: 'catch {other}' (COM-6).",
         f"Answer a question: a colour ('red', 'choose green'), a player ('{third}'),"
         " the start card ('r5').",
