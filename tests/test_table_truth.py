@@ -470,3 +470,10 @@ def test_atk25_during_a_launcher_fault_the_prompt_says_what_the_box_says(tmp_pat
     hint = table.hint()
     assert "type 'clear'" in hint and "press N" not in hint
     assert "type 'clear'" in table.launcher.status()
+
+
+def test_mk8_engine_refusals_name_the_game_not_its_id(tmp_path: Path) -> None:
+    s = _session(tmp_path, "mario-kart", top="r5")
+    out = _run(s, ["press 2"])
+    line = next(ln for ln in out.splitlines() if "✗" in ln)
+    assert "UNO Mario Kart" in line and "mario-kart" not in line

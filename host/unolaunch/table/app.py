@@ -31,6 +31,7 @@ from unolaunch.rules import Effect, IllegalMoveError
 from unolaunch.rules import engine as E
 from unolaunch.table.names import shown
 from unolaunch.table.parse import (
+    VARIANT_NAMES,
     Command,
     Context,
     Move,
@@ -666,9 +667,10 @@ class Table:
         if cmd.name == "show":
             self.draw()
             return False
+        wild = _WILD_EXAMPLE.get(s.variant, "wild").split()[0]
         self.say(
-            "Type each card left (r5 g7 wild) or the hand's point total (37); 'none' for no "
-            "cards. 'fix NAME N' corrects a hand size first; 'undo' takes back the last action."
+            f"Type each card left (r5 g7 {wild}) or the hand's point total (37); 'none' for no "
+            "cards. 'fix NAME N' corrects a hand size first; 'undo' takes back the last count."
         )
         return False
 
@@ -1007,12 +1009,16 @@ def instead_text(s: Session) -> str:
     return f"{who} may play {', '.join(ways[:-1])} or {ways[-1]}"
 
 
+#: A variant's id in an engine message (the table says the game's name instead).
+_VARIANT_ID = re.compile(r"(?<![\w'-])(mario-kart|pocket-pizza)(?![\w'-])")
+
+
 def error_text(exc: Exception, session: Session | None = None) -> str:
     """The line the table shows for a refused input (without its ✗): the rule and the
     reason, cards named in words; with the ``session``, an illegal card or a play out of
     turn ends with what may be typed instead (COM-2). The web pages show the same."""
     msg = _short_illegal(exc) if isinstance(exc, IllegalMoveError) else str(exc)
-    text = card_names(msg)
+    text = _VARIANT_ID.sub(lambda m: VARIANT_NAMES[m.group(0)], card_names(msg))
     if (
         session is not None
         and isinstance(exc, IllegalMoveError)
