@@ -269,7 +269,7 @@ class Family:
             if self.launcher is not None:  # ATK-25: the launcher counts its own cards
                 wrong.append(f"press {self.rng.randrange(1, 4)}")
             return wrong
-        return ["draw 3", "took 5"]
+        return ["draw 3", "took 5", "drew 2"]  # 'drew 2' could be a Draw card: asked
 
     def fix_typo(self) -> str:
         """A hand size typed wrong and then corrected (the correction ends in the right

@@ -477,3 +477,13 @@ def test_mk8_engine_refusals_name_the_game_not_its_id(tmp_path: Path) -> None:
     out = _run(s, ["press 2"])
     line = next(ln for ln in out.splitlines() if "✗" in ln)
     assert "UNO Mario Kart" in line and "mario-kart" not in line
+
+
+def test_com5_a_short_draw_of_unseen_cards_prints_no_question_marks() -> None:
+    from unolaunch.rules import Effect
+    from unolaunch.table.app import effect_text
+
+    text = effect_text(
+        Effect("draw", "Ann", "Ann takes 90 cards" + " ?" * 90 + " (5 short: COM-5)")
+    )
+    assert text == "Ann takes 90 cards (5 short: COM-5)"

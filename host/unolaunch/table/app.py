@@ -982,7 +982,7 @@ def overcounted(session: Session, left: dict[str, list[str] | int]) -> str | Non
 def effect_text(effect: Effect) -> str:
     """An engine effect in words — cards by name, not code — without the unknown cards of
     hidden hands (``?``)."""
-    text = re.sub(r"(?: \?)+$", "", str(effect)).replace(" ? to ", " a card to ")
+    text = re.sub(r"(?: \?)+(?= \(|$)", "", str(effect)).replace(" ? to ", " a card to ")
     return card_names(text)
 
 
