@@ -487,3 +487,27 @@ def test_com5_a_short_draw_of_unseen_cards_prints_no_question_marks() -> None:
         Effect("draw", "Ann", "Ann takes 90 cards" + " ?" * 90 + " (5 short: COM-5)")
     )
     assert text == "Ann takes 90 cards (5 short: COM-5)"
+
+
+class _Board:
+    """The simulated launcher's controls, recorded."""
+
+    def __init__(self) -> None:
+        self.cards = 80
+        self.lines: list[str] = []
+        self.plugged = True
+
+    def control(self, line: str) -> None:
+        self.lines.append(line)
+        if line.startswith("load "):
+            self.cards = int(line.split()[1])
+
+
+def test_undo_of_a_press_puts_the_cards_back_into_the_simulated_launcher(tmp_path: Path) -> None:
+    s = _session(tmp_path)
+    s.apply({"by": "Ann", "press": True, "cards": 7})  # as the launcher's event applies it
+    launcher = _Armed()
+    launcher.sim = _Board()  # type: ignore[attr-defined]
+    out = _run(s, ["undo", "sim jam"], launcher=launcher)
+    assert "put the 7 cards back into the launcher (done" in out
+    assert launcher.sim.lines == ["load 87", "jam"]  # type: ignore[attr-defined]

@@ -557,6 +557,11 @@ class Table:
         back = sum(int(a.get("cards") or 0) for a in taken if a is not None and "press" in a)
         if back:
             text += f" — put the {back} card{'s' * (back != 1)} back into the launcher"
+            board = getattr(self.launcher, "sim", None) if self.launcher is not None else None
+            if board is not None:  # --port sim: the table puts them back itself
+                with contextlib.suppress(UnolaunchError, ValueError):
+                    board.control(f"load {int(board.cards) + back}")
+                    text += " (done: the simulated one holds them again)"
         if after:
             text += f": {after}"
         self.log.append(text)
