@@ -90,3 +90,13 @@ def test_family_plays_attack_with_a_launcher_without_divergence(data_dir: Path, 
             data_dir / str(seed), "attack", seed, target=1, screen=False, launcher=True
         )
         assert record.finished
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_family_plays_with_the_screen_laid_out(data_dir: Path, variant: str) -> None:
+    """A few short games with rich laying the screen out every time, as 'play' does."""
+    for seed in range(3000, 3003):
+        record = play_family_game(
+            data_dir / str(seed), variant, seed, target=60, screen=True, max_lines=100
+        )
+        assert len(record.lines) >= 100 or record.finished
