@@ -1029,7 +1029,7 @@ def error_text(exc: Exception, session: Session | None = None) -> str:
         and isinstance(exc, IllegalMoveError)
         and (exc.rule == "COM-2" or "'s turn, not " in str(exc))
     ):
-        text = text.replace(" — the game is unchanged", f" — {instead_text(session)}")
+        text += f"; {instead_text(session)}"
     return text
 
 
