@@ -459,11 +459,11 @@ class Family:
             # The item's question (MK-16 Green Shell's target, MK-18 Bob-omb's colour) is
             # answered on the same line now and then: 'item box g7 Bob', 'box W blue'.
             phys = self.phys
-            if phys.pending and phys.pending[0][0] in (E.OB_TARGET, E.OB_COLOR):
-                if rng.random() < 0.5:
-                    answer = rng.choice([x for x in phys.legal_actions() if x.verb == "choose"])
-                    phys.apply(answer)
-                    text += f" {answer.target or answer.color}"
+            asked = phys.pending and phys.pending[0][0] in (E.OB_TARGET, E.OB_COLOR)
+            if asked and rng.random() < 0.5:
+                answer = rng.choice([x for x in phys.legal_actions() if x.verb == "choose"])
+                phys.apply(answer)
+                text += f" {answer.target or answer.color}"
             return text, []
         form = rng.choice(_WILD_FORMS[code])
         if colour and "{t}" not in form and rng.random() < 0.15:
