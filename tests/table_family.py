@@ -127,9 +127,9 @@ class Family:
     ) -> None:
         self.max_lines = max_lines
         self.rng = random.Random(seed)
-        players = ["Ann", "Bob", "Cy"] if self.rng.random() < 0.7 else ["Ann", "Bob"]
-        if variant != "pocket-pizza" and self.rng.random() < 0.2:
-            players.append("Dee")
+        # 2 to 5 players (PP-3 allows 5; most games at three)
+        n = self.rng.choice([2, 3, 3, 3, 4, 5])
+        players = ["Ann", "Bob", "Cy", "Dee", "Eve"][:n]
         self.players = players
         self.record = FamilyGame(variant, seed)
         opts = {"target": target}
