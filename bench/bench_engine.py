@@ -13,7 +13,7 @@ full rules: Item Box items, Wild Draw Four challenge, UNO calls and catches, sco
 500). Both run alternately, several times, in the same run on the same machine, so a busy
 machine slows both; the script prints every run, the best of each and the ratio.
 
-Memory: one process plays 100,000 complete games through ``unolaunch.commands.simulate``
+Memory: one process plays 100,000 complete games through ``unolaunch.simulation``
 (the CLI's code path) and prints the resident set size every 10,000 games, then measures
 with tracemalloc the memory still held after 2,000 more games.
 """
@@ -168,7 +168,7 @@ def rss_mib() -> float:
 def memory(args: argparse.Namespace) -> None:
     """Play many complete games in this process; RSS every tenth, tracemalloc at the end."""
     sys.path.insert(0, str(HOST))
-    from unolaunch.commands.simulate import simulate
+    from unolaunch.simulation import simulate
 
     games, step = args.memory_games, max(args.memory_games // 10, 1)
     variant, options = args.memory_variant, {"target": args.memory_target}

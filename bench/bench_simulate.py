@@ -6,6 +6,9 @@ one, on the real CLI, with a check that both give the same figures.
     python bench/bench_simulate.py --workers 4     # 1 vs 4
     python bench/bench_simulate.py --rounds 5      # more alternating runs
     python bench/bench_simulate.py --rlcard-venv /tmp/rlcard-venv   # + the RLCard ratio
+    python bench/bench_simulate.py --scheduler local             # 1 worker vs a LocalCluster
+    python bench/bench_simulate.py --scheduler tcp://HOST:8786 --attack-games 100000
+                                   # 1 worker vs a Dask cluster (the 'dask' extra)
 
 Workloads: UNO Attack, 4 heuristic bots (what ``tune`` plays; the launcher is the firmware's
 pattern) and UNO Mario Kart, 2 random bots (the workload bench_engine.py compares with
@@ -39,13 +42,17 @@ WORKLOADS = {
 }
 
 
-def run(workload: str, games: int, seed: int, workers: int) -> dict[str, Any]:
-    """One run of the real CLI; returns its --json object."""
+def run(
+    workload: str, games: int, seed: int, workers: int, scheduler: str | None = None
+) -> dict[str, Any]:
+    """One run of the real CLI (on a Dask cluster with ``scheduler``); returns its JSON."""
     env = dict(os.environ, PYTHONPATH=str(HOST))
+    where = ["--workers", str(workers)]
+    if scheduler is not None:
+        where = ["--scheduler", scheduler] + (where if scheduler == "local" else [])
     cmd = [
         sys.executable, "-m", "unolaunch", "simulate", *WORKLOADS[workload],
-        "--games", str(games), "--seed", str(seed), "--workers", str(workers),
-        "--json", "--no-progress",
+        "--games", str(games), "--seed", str(seed), *where, "--json", "--no-progress",
     ]  # fmt: skip
     out = subprocess.run(cmd, capture_output=True, text=True, check=True, env=env)
     data: dict[str, Any] = json.loads(out.stdout)
@@ -65,6 +72,11 @@ def main() -> int:
     p.add_argument("--attack-games", type=int, default=600)
     p.add_argument("--mario-kart-games", type=int, default=120)
     p.add_argument(
+        "--scheduler",
+        help="the N-worker runs on a Dask cluster: tcp://HOST:8786, or 'local' (a LocalCluster "
+        "of --workers processes)",
+    )
+    p.add_argument(
         "--rlcard-venv",
         help="also run bench_engine.py's single-core comparison with RLCard (its virtualenv)",
     )
@@ -80,7 +92,7 @@ def main() -> int:
         cpun: list[float] = []
         for i in range(args.rounds):
             one = run(workload, games, i + 1, 1)
-            many = run(workload, games, i + 1, args.workers)
+            many = run(workload, games, i + 1, args.workers, args.scheduler)
             same = figures(one) == figures(many)
             best1 = max(best1, one["actions_per_second"])
             bestn = max(bestn, many["actions_per_second"])
@@ -90,7 +102,8 @@ def main() -> int:
             print(
                 f"  run {i + 1}: 1 worker {one['seconds']:6.2f} s "
                 f"({one['actions_per_second']:>9,.0f} actions/s) | "
-                f"{args.workers} workers {many['seconds']:6.2f} s "
+                f"{many['workers']} {'Dask ' if args.scheduler else ''}workers "
+                f"{many['seconds']:6.2f} s "
                 f"({many['actions_per_second']:>9,.0f} actions/s) | speed-up "
                 f"{one['seconds'] / many['seconds']:.2f}x | same figures: {same}"
             )

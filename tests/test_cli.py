@@ -70,3 +70,24 @@ def test_timeouts_follow_one_rule(run_cli: RunCli) -> None:
         for cmd in ("monitor", "selftest"):
             proc = run_cli(cmd, "--timeout", value, "--port", "/dev/nonexistent", timeout=60)
             assert proc.returncode == 1, (cmd, value, proc.stderr)  # past parsing: no device
+
+
+def test_monitor_describes_every_event_in_words() -> None:
+    """Issue 19: `stray` was printed raw (`stray: cards=1, n=None, player=None`), and a
+    reboot of a protocol-2 firmware as `protocol 1` (the bare hello's answer)."""
+    from unolaunch.commands.monitor import describe_event
+
+    boot = {"event": "boot", "firmware": "0.1.0", "protocol": 1, "protocol_max": 2}
+    boot |= {"board": "unix-sim", "config_status": "ok", "mode": "standalone"}
+    assert "protocol 2," in describe_event(boot | {"reset_cause": "reset"})
+    assert describe_event(boot | {"reset_cause": "reset"}).endswith("after reset")
+    stray = describe_event({"event": "stray", "cards": 1, "n": 4, "player": "Ann"})
+    assert stray == "stray: 1 card came out between bursts (Ann's, from press #4)"
+    nobody = describe_event({"event": "stray", "cards": 2, "n": None, "player": None})
+    assert nobody == "stray: 2 cards came out between bursts (no press yet)"
+    for ev in (
+        {"event": "tested", "part": "led", "ms": 300, "completed": True},
+        {"event": "heartbeat", "state": "armed", "player": "Bob", "owed": 2},
+    ):
+        text = describe_event(ev)
+        assert "=" not in text and text.startswith(ev["event"] + ": "), text

@@ -183,11 +183,11 @@ def test_a_board_that_never_answers(fake: Callable[[Script], FakeBoard], run_cli
 def test_incompatible_firmware_is_refused_with_what_to_do(
     fake: Callable[[Script], FakeBoard],
 ) -> None:
-    board = fake(lambda req: reply(req, **{**HELLO, "protocol": 3, "firmware": "9.0"}))
+    board = fake(lambda req: reply(req, **{**HELLO, "protocol": 4, "firmware": "9.0"}))
     with pytest.raises(IncompatibleFirmwareError, match="run 'unolaunch flash'") as err:
         open_launcher(board.port, timeout=1)
-    assert "protocol 3" in str(err.value) and "9.0" in str(err.value)
-    assert "speaks protocol 1 or 2" in str(err.value)
+    assert "protocol 4" in str(err.value) and "9.0" in str(err.value)
+    assert "speaks protocol 1, 2 or 3" in str(err.value)
     other = fake(
         lambda req: (
             json.dumps(
@@ -215,7 +215,7 @@ def test_a_v1_firmware_still_plays_and_the_self_test_commands_ask_for_a_flash(
 
     board = fake(script)
     with open_launcher(board.port, timeout=1) as client:
-        assert asked[-1]["cmd"] == "hello" and asked[-1]["protocol"] == 2
+        assert asked[-1]["cmd"] == "hello" and asked[-1]["protocol"] == 3
         assert client.info["protocol"] == 1
         assert client.stop()["state"] == "idle"
         for call in (lambda: client.test("led", 100), client.inputs):
@@ -308,3 +308,14 @@ def test_whatever_the_board_answers_only_unolaunch_errors_come_out(
         except UnolaunchError as exc:
             outcomes.add(type(exc).__name__)
     assert "ok" in outcomes and len(outcomes) > 1  # both paths were exercised
+
+
+def test_an_event_that_never_comes_is_named_plainly() -> None:
+    """Issue 19: wait_for said "no reply from the launcher on P to waiting for the awaited
+    event"; it says which event did not come."""
+    from unolaunch.link import NoEventError
+
+    err = NoEventError("/dev/ttyACM0", "'eject' event", 20.0)
+    assert isinstance(err, NoReplyError)
+    assert err.detail == "the launcher on /dev/ttyACM0 sent no 'eject' event within 20 s"
+    assert "to waiting for" not in str(err)

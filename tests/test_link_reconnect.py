@@ -245,7 +245,7 @@ def test_monitor_shows_events_and_the_cable_live(sim: SimulatedLauncher) -> None
         first = proc.stdout.readline()
         while "(not protocol)" in first:  # the tail of a line printed before we opened it
             first = proc.stdout.readline()
-        assert f"connected to {sim.link}: firmware" in first and "protocol 2" in first
+        assert f"connected to {sim.link}: firmware" in first and "protocol 3" in first
         sim.control("press")
         lines = [proc.stdout.readline() for _ in range(2)]
         assert "press #1 (random pattern)" in lines[0]
@@ -278,7 +278,7 @@ def test_monitor_json_lines_for_scripts(sim: SimulatedLauncher) -> None:
     assert proc.stdout is not None
     try:
         hello = json.loads(proc.stdout.readline())
-        assert hello["event"] == "connected" and hello["hello"]["protocol"] == 2
+        assert hello["event"] == "connected" and hello["hello"]["protocol"] == 3
         sim.control("press")
         press = json.loads(proc.stdout.readline())
         eject = json.loads(proc.stdout.readline())

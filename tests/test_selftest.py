@@ -76,6 +76,8 @@ def press(sim: SimulatedLauncher) -> None:
 
 
 def test_every_item_passes_on_a_good_launcher(sim: SimulatedLauncher) -> None:
+    with open_launcher(sim.port) as client:
+        uptime_before = client.status()["uptime_ms"]
     start = len(sim.hw_events())
     child = spawn(sim.port)
     child.expect("Did the roller turn forward")
@@ -118,7 +120,9 @@ def test_every_item_passes_on_a_good_launcher(sim: SimulatedLauncher) -> None:
     with open_launcher(sim.port) as client:
         status_now = client.status()
         assert status_now["mode"] == "standalone" and status_now["state"] == "idle"
-        assert status_now["presses"] == 1 and status_now["uptime_ms"] > 5000
+        # the same boot all along: its clock went on from before the self-test (issue 19:
+        # not a time, which a fast machine beat)
+        assert status_now["presses"] == 1 and status_now["uptime_ms"] > uptime_before
     # the press was a foul (hosted, unarmed): after the pulses' cards, no motor ran again
     assert not [e for e in sim.hw_events()[button_at:] if e["hw"] == "motor" and e["duty"]]
 
@@ -248,7 +252,7 @@ def test_without_a_terminal_and_without_yes_it_says_how_to_run(
     # The board was handed back: the launcher answers again.
     from unolaunch.flash import hello
 
-    assert hello(sim.port)["protocol"] == 2
+    assert hello(sim.port)["protocol"] == 3
 
 
 def test_no_board(run_cli: RunCli, tmp_path: Path) -> None:

@@ -548,6 +548,30 @@ def test_sim_command_says_when_the_firmware_starts_in_safe_mode() -> None:
         sim.stop()
 
 
+def test_sim_command_answers_every_command() -> None:
+    """Issue 19: `load N` (and stall, down, beam block…) said nothing, unlike the commands
+    whose hardware reports itself."""
+    sim = _SimCommand()
+    try:
+        sim.wait_for("simulated launcher running")
+        sim.say("load 7\n")
+        assert "magazine loaded: it holds 7 cards now" in sim.wait_for("magazine loaded")[-1]
+        for command, words in (
+            ("stall", "stopped reading"),
+            ("unstall", "reads the board's output again"),
+            ("beam block", "beam is blocked"),
+            ("beam clear", "beam is clear"),
+            ("down", "held down"),
+            ("up", "released"),
+        ):
+            sim.say(command + "\n")
+            sim.wait_for(words)
+        sim.say("quit\n")
+        assert sim.proc.wait(timeout=30) == 0
+    finally:
+        sim.stop()
+
+
 def test_sim_command_says_it_runs_on_after_the_end_of_its_input() -> None:
     """Issue 12: with stdin not a terminal the simulator runs on after end of input (a script
     starts it in the background): it says so, and --help says so."""

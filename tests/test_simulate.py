@@ -6,7 +6,7 @@ import json
 
 import pytest
 from conftest import RunCli
-from unolaunch.commands.simulate import simulate
+from unolaunch.simulation import simulate
 
 TIMING_KEYS = {
     "seconds", "cpu_seconds", "games_per_second", "actions_per_second", "actions_per_cpu_second",

@@ -16,8 +16,8 @@ from launcher.config import DEFAULTS
 from launcher.pattern import Pattern, Rng, fire_rate
 from test_fw_pattern_stats import chi2_sf
 from unolaunch.bots import RoundFigures, make_bot, play_game
-from unolaunch.commands.simulate import TimeModel, game_seed, simulate
 from unolaunch.rules import Game, ListLauncher, PatternLauncher
+from unolaunch.simulation import TimeModel, game_seed, simulate
 
 TIMING_KEYS = {
     "seconds", "cpu_seconds", "games_per_second", "actions_per_second", "actions_per_cpu_second",
@@ -247,7 +247,7 @@ def test_plan_jobs_run_anywhere_and_merge_to_the_same_figures() -> None:
     # planned jobs, merged in any order, gives simulate's figures.
     from concurrent.futures import ProcessPoolExecutor
 
-    from unolaunch.commands.simulate import plan, play_games
+    from unolaunch.simulation import plan, play_games
 
     def figures(d: dict[str, object]) -> dict[str, object]:
         return {k: v for k, v in d.items() if k not in TIMING_KEYS}
@@ -282,3 +282,24 @@ def test_ctrl_c_stops_the_workers_without_a_traceback() -> None:
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130
     assert err == "unolaunch: interrupted\n"
+
+
+def test_issue19_workers_do_not_fork_from_a_threaded_process() -> None:
+    # Python 3.12+ warns (DeprecationWarning) when a process with threads forks: a thread
+    # Python's threading module does not list (a C library's) counts too.
+    import _thread
+
+    from unolaunch.simulation.runners import pool_context
+
+    lock = _thread.allocate_lock()
+    lock.acquire()
+    _thread.start_new_thread(lock.acquire, ())
+    try:
+        assert pool_context().get_start_method() != "fork"
+        two = simulate("mario-kart", 2, 16, 3, ["random"], workers=2).to_json()
+    finally:
+        lock.release()
+    one = simulate("mario-kart", 2, 16, 3, ["random"], workers=1).to_json()
+    assert {k: v for k, v in two.items() if k not in TIMING_KEYS} == {
+        k: v for k, v in one.items() if k not in TIMING_KEYS
+    }

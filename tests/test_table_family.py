@@ -50,7 +50,7 @@ def test_family_plays_short_games_without_divergence(
     data_dir: Path, variant: str, first: int
 ) -> None:
     """Short games: the first 150 lines of games to 60 points."""
-    for seed in range(first, first + 25):
+    for seed in range(first, first + 20):
         record = play_family_game(
             data_dir / str(seed), variant, seed, target=60, screen=False, max_lines=150
         )
@@ -85,7 +85,7 @@ def test_family_plays_attack_with_a_launcher_without_divergence(data_dir: Path, 
     """UNO Attack with a launcher: presses arrive as its events, with jams (the card
     pulled out of the mouth is credited, then 'clear'), fouls, and 'press N' refused
     (ATK-25, ATK-26)."""
-    for seed in range(first, first + 30):
+    for seed in range(first, first + 25):
         record = play_family_game(
             data_dir / str(seed), "attack", seed, target=1, screen=False, launcher=True
         )

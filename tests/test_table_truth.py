@@ -508,6 +508,6 @@ def test_undo_of_a_press_puts_the_cards_back_into_the_simulated_launcher(tmp_pat
     s.apply({"by": "Ann", "press": True, "cards": 7})  # as the launcher's event applies it
     launcher = _Armed()
     launcher.sim = _Board()  # type: ignore[attr-defined]
-    out = _run(s, ["undo", "sim jam"], launcher=launcher)
+    out = _run(s, ["undo"], launcher=launcher)
     assert "put the 7 cards back into the launcher (done" in out
-    assert launcher.sim.lines == ["load 87", "jam"]  # type: ignore[attr-defined]
+    assert launcher.sim.lines == ["load 87"]  # type: ignore[attr-defined]

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 from conftest import RunCli
-from unolaunch.commands.tune import shifted
 from unolaunch.flash import load_config_file
 from unolaunch.fwconfig import load_config_module
+from unolaunch.simulation.search import shifted
 
 
 def _tune(run_cli: RunCli, tmp_path: Path, *args: str) -> tuple[dict[str, Any], Path]:
@@ -72,7 +72,7 @@ def test_tune_fire_rate_and_simulate_agree(run_cli: RunCli, tmp_path: Path) -> N
 
 
 def test_tune_cards_per_press_beyond_fire_chance_shifts_the_bursts() -> None:
-    from unolaunch.commands.tune import Search
+    from unolaunch.simulation.search import Search
 
     base = {"fire_chance_pct": 22, "max_blanks": 3, "burst_weights": [1, 2, 1]}
 

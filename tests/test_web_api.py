@@ -417,7 +417,7 @@ def test_same_game_as_the_terminal_after_the_same_moves(game: WebGame, tmp_path:
 
 def test_events_stream_the_state_at_once_and_after_each_change(game: WebGame) -> None:
     """A page (re)connecting gets the current state at once, then every change from any
-    front end (here the terminal's session) within a second, without asking."""
+    front end (here the terminal's session) as it happens, without asking."""
     conn = http.client.HTTPConnection("127.0.0.1", game.server.port, timeout=10)
     conn.request("GET", "/api/events")
     r = conn.getresponse()
@@ -441,8 +441,9 @@ def test_events_stream_the_state_at_once_and_after_each_change(game: WebGame) ->
     game.session.apply({"by": "Cy", "choose": {"top": "g4"}})  # e.g. typed at the terminal
     while (not got or got[-1]["top"] != "g4") and time.monotonic() - t0 < 5:
         time.sleep(0.01)
+    # within the 5 s waited, well inside the 15 s between pings (PING_S): pushed by the
+    # change, not found by a later ping (issue 19: no wall-clock bound a loaded machine breaks)
     assert got[-1]["top"] == "g4" and got[-1]["color"] == "green"
-    assert time.monotonic() - t0 < 1.0
     assert got[-1]["version"] > got[0]["version"]
     assert conn.sock is not None
     conn.sock.shutdown(socket.SHUT_RDWR)  # ends the reader's blocking read at once

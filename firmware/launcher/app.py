@@ -76,6 +76,7 @@ class App:
             "max_line": protocol.MAX_LINE,
             "motor": "ok" if config.motor_enabled(cfg) else "disabled",
             "reset_cause": cause,
+            "boot": board.boot_id(),  # protocol 3: tells one boot's event numbers from the next
         }
         self.launcher = Launcher(
             cfg,

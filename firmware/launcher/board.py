@@ -184,13 +184,24 @@ class _Replay(io.IOBase):
 
 def replay(data):
     """Give `data` (mpremote's Ctrl-A) back to the REPL, first thing it reads. False where
-    the port has no os.dupterm (the unix port): the bytes are lost."""
+    the port has no os.dupterm and the board no stand-in (the simulated unix board hands
+    them to its simulator): the bytes are lost."""
     if not data:
         return True
     if not hasattr(os, "dupterm"):
-        return False
+        hand_back = getattr(machine, "sim_replay", None)  # never on a real Pico
+        if hand_back is None:
+            return False
+        hand_back(data)
+        return True
     os.dupterm(_Replay(data))
     return True
+
+
+def boot_id():
+    """A random number for this boot (1..2^30-1), never the simulator's fixed seed: a host
+    must never take a reset for the same boot going on (protocol 3, `boot`)."""
+    return (int.from_bytes(os.urandom(4), "little") & 0x3FFFFFFF) or 1
 
 
 def random_seed():

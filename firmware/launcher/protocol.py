@@ -5,9 +5,10 @@ import json
 
 from launcher.ticks import ticks_diff
 
-PROTOCOL = 2  # the newest version spoken; `hello` negotiates (docs/protocol.md, "Versions")
+PROTOCOL = 3  # the newest version spoken; `hello` negotiates (docs/protocol.md, "Versions")
 MAX_LINE = 1024  # bytes, without the newline
 MAX_ID = 0x7FFFFFFF
+MAX_SEQ = 0x3FFFFFFF  # an event's `seq` (v3); a boot never gets near it
 TOO_LONG = object()  # LineReader's marker for a line that was cut off
 
 MODES = ("random", "exact", "until_card")
@@ -50,6 +51,8 @@ COMMANDS = {
         ("count", "int", False, 1, TEST_MAX_COUNT),
     ),
     "inputs": (),
+    # protocol 3: the events kept since boot, sent again (docs/protocol.md, "Event log")
+    "events": (("since", "int", True, 0, MAX_SEQ),),
 }
 
 

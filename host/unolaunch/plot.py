@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from unolaunch.errors import UnolaunchError, UsageError
 
 if TYPE_CHECKING:
-    from unolaunch.commands.simulate import Stats
+    from unolaunch.simulation import Stats
 
 __all__ = ["check_plot_target", "plot_search", "plot_simulation"]
 

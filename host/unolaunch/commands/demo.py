@@ -6,6 +6,7 @@ import argparse
 import contextlib
 import functools
 import random
+import shlex
 import sys
 from contextlib import ExitStack
 from typing import Any
@@ -47,6 +48,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--bot", choices=("heuristic", "random"), default="heuristic", help="bot strategy"
     )
+    parser.add_argument(
+        "--magazine",
+        type=int,
+        metavar="CARDS",
+        help="most cards the simulated launcher takes at a time (default: the whole stock); "
+        "the rest wait beside it and go in when it runs dry — a small magazine makes reloads "
+        "and bursts that run dry happen often",
+    )
     parser.add_argument("--quiet", action="store_true", help="show only rounds and scores")
     parser.add_argument(
         "--web",
@@ -66,19 +75,22 @@ WEB_PACE_S = 0.4
 
 def run(args: argparse.Namespace) -> int:
     """Run the demo game and print its log."""
-    from unolaunch.errors import UsageError
-    from unolaunch.table.demo import NAMES, run_demo
+    from unolaunch.errors import UnolaunchError, UsageError
+    from unolaunch.table.demo import NAMES, DemoStalled, run_demo
 
     if args.target is not None and args.target < 1:
         raise UsageError("--target must be at least 1 point")
     if not 2 <= args.players <= 10:
         raise UsageError(f"--players must be 2 to 10 (UNO Attack), not {args.players}")
+    if args.magazine is not None and args.magazine < 1:
+        raise UsageError(f"--magazine must be at least 1 card, not {args.magazine}")
     bind = None
     if args.web is not None:
         from unolaunch.web.address import web_address
 
         bind = web_address(args.web)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10_000)
+    again = replay_command(args, seed)
     console = Console(highlight=False)
     front: Any = None
 
@@ -98,16 +110,23 @@ def run(args: argparse.Namespace) -> int:
             front = stack.enter_context(
                 serve_demo(NAMES[: args.players], *bind, say=say, pace=WEB_PACE_S)
             )
-        result = run_demo(
-            seed,
-            args.players,
-            args.target,
-            log,
-            bot=args.bot,
-            board=args.board,
-            rp2_dir=args.rp2_dir,
-            watch=front.watch if front is not None else None,
-        )
+        try:
+            result = run_demo(
+                seed,
+                args.players,
+                args.target,
+                log,
+                bot=args.bot,
+                board=args.board,
+                rp2_dir=args.rp2_dir,
+                watch=front.watch if front is not None else None,
+                magazine=args.magazine,
+            )
+        except DemoStalled as exc:
+            raise UnolaunchError(
+                f"{exc}. Nothing is lost but this demo game: run it again with '{again}', "
+                "and if it stops at the same place, please report that command"
+            ) from None
         console.print()
         console.print(
             f"[bold magenta]{result.winner} wins the game[/] after {result.rounds} round"
@@ -124,11 +143,26 @@ def run(args: argparse.Namespace) -> int:
         console.print("Final scores:")
         for name, pts in sorted(result.scores.items(), key=lambda kv: -kv[1]):
             console.print(f"  {name:<6} {pts:>4}")
-        console.print(
-            f"(replay this game with: unolaunch demo --seed {seed} --players {args.players})"
-        )
+        console.print(f"(replay this game with: {again})", soft_wrap=True, markup=False)
         if front is not None and sys.stdin.isatty():
             console.print("The table view stays up until you press Enter.")
             with contextlib.suppress(EOFError, KeyboardInterrupt):
                 input()
     return 0
+
+
+def replay_command(args: argparse.Namespace, seed: int) -> str:
+    """The command line that plays the same game again: every option that shapes it
+    (``--web`` and ``--quiet`` only change how it is shown)."""
+    words = ["unolaunch", "demo", "--seed", str(seed), "--players", str(args.players)]
+    if args.target is not None:
+        words += ["--target", str(args.target)]
+    if args.magazine is not None:
+        words += ["--magazine", str(args.magazine)]
+    if args.bot != "heuristic":
+        words += ["--bot", args.bot]
+    if args.board != "unix":
+        words += ["--board", args.board]
+        if args.rp2_dir:
+            words += ["--rp2-dir", shlex.quote(args.rp2_dir)]
+    return " ".join(words)

@@ -310,6 +310,15 @@ def _describe(kind: str, data: dict[str, Any]) -> str:
 def _note_text(data: dict[str, Any]) -> str:
     """What the launcher reported at the table (a foul, a fault, a press that did not fit),
     as the game screen said it: ``launcher: foul: a press nobody owes``."""
+    mark = data.get("launcher_event")
+    if isinstance(mark, dict):
+        # the launcher event the entry before it applied (or the table's position in the
+        # launcher's log when it connected): issue 21
+        what = "connected at" if mark.get("event") == "connected" else "took in"
+        text = f"launcher: {what} event #{mark.get('seq')} ({mark.get('event')})"
+        if mark.get("caught_up"):
+            text += " — caught up: it happened while unolaunch was away"
+        return text
     said = str(data.get("notice") or data.get("warning") or "")
     return "launcher: " + card_names(said.removeprefix("launcher ").strip())
 

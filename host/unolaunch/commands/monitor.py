@@ -87,10 +87,32 @@ def describe_event(ev: dict[str, Any]) -> str:
         code = f" ({ev.get('code')})" if ev.get("code") else ""
         return f"fault cleared{code}{by}"
     if name == "boot":
+        # the boot line says `protocol: 1` (what a bare hello gets); what the firmware
+        # speaks is `protocol_max` (docs/protocol.md, Versions)
+        speaks = ev.get("protocol_max", ev.get("protocol"))
+        cause = f", after {ev['reset_cause']}" if ev.get("reset_cause") else ""
         return (
-            f"boot: firmware {ev.get('firmware')}, protocol {ev.get('protocol')}, "
+            f"boot: firmware {ev.get('firmware')}, protocol {speaks}, "
             f"board {ev.get('board')}, config {ev.get('config_status')}, mode {ev.get('mode')}"
+            f"{cause}"
         )
+    if name == "stray":
+        cards = ev.get("cards")
+        what = f"{cards} card{'s' if cards != 1 else ''}"
+        whose = (
+            f"{player}'s, from press #{ev.get('n')}"
+            if player
+            else (f"after press #{ev.get('n')}" if ev.get("n") is not None else "no press yet")
+        )
+        return f"stray: {what} came out between bursts ({whose})"
+    if name == "tested":
+        how = "done" if ev.get("completed") else "cut short"
+        if ev.get("cancelled"):
+            how = "cancelled"
+        return f"tested: {ev.get('part')} ran {ev.get('ms')} ms ({how})"
+    if name == "heartbeat":
+        who = f" for {player}, {ev.get('owed')} owed" if player else ""
+        return f"heartbeat: {ev.get('state')}{who}"
     if name == "link":
         return f"link {ev.get('state')}: {ev.get('message')}"
     if name == "safe_mode":

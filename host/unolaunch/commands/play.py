@@ -191,6 +191,14 @@ def run(args: argparse.Namespace) -> int:
                 table.launcher = connect(
                     port, session, notify, board=args.board, rp2_dir=args.rp2_dir
                 )
+                board = table.launcher.sim
+                if board is not None:  # 'sim jam', 'sim load 40' ... typed at the table
+                    from unolaunch.commands.sim import handle
+
+                    def sim_commands(line: str) -> None:
+                        handle(board, line, lambda text: table.say(f"  · {text}"))
+
+                    table.sim_commands = sim_commands
             except LinkError as exc:
                 if args.resume is None and journal.discard_unplayed(session.id):
                     raise UnolaunchError(  # a game that never started: not in the history

@@ -8,6 +8,7 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
 from typing import Any, TextIO
@@ -180,9 +181,22 @@ class _Reporter:
                 pass  # stderr closed: the simulation goes on
 
 
-def handle(sim: SimBoard, line: str) -> bool:
+#: What a command that the simulated hardware does not report itself did (issue 19: every
+#: command answers, so a person typing sees it was taken).
+DONE = {
+    "stall": "the USB host stopped reading the board's output ('unstall' to read again)",
+    "unstall": "the USB host reads the board's output again",
+    "down": "button held down ('up' to release it)",
+    "up": "button released",
+    "beam block": "the card beam is blocked ('beam clear' to clear it)",
+    "beam clear": "the card beam is clear",
+}
+
+
+def handle(sim: SimBoard, line: str, say: Callable[[str], None] | None = None) -> bool:
     """Carry out one stdin command; return False for ``quit``. Raises SimError (with the
-    list of commands) for a line it does not understand."""
+    list of commands) for a line it does not understand. ``say`` hears what a command did
+    when the simulated hardware does not report it (``load``, ``stall``, ``down`` …)."""
     words = line.split()
     if not words:
         return True
@@ -215,6 +229,13 @@ def handle(sim: SimBoard, line: str) -> bool:
             sim.control(" ".join([verb, *args]))
         except SimError:
             raise SimError(f"unknown command {line.strip()!r}; {COMMANDS_HELP}") from None
+    said = " ".join([verb, *args])
+    if say is not None:
+        if verb == "load" and len(args) == 1:
+            n = int(args[0])
+            say(f"magazine loaded: it holds {n} card{'s' if n != 1 else ''} now")
+        elif said in DONE:
+            say(DONE[said])
     return True
 
 
@@ -270,7 +291,7 @@ def run(args: argparse.Namespace) -> int:
                     while True:
                         time.sleep(3600)
                 try:
-                    if not handle(sim, line):
+                    if not handle(sim, line, reporter.say):
                         break
                 except SimError as exc:
                     reporter.say(str(exc))

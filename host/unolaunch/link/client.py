@@ -36,9 +36,11 @@ from unolaunch.link.errors import (
     CommandError,
     ConfigInvalidError,
     DisconnectedError,
+    EventLogGone,
     FaultError,
     IncompatibleFirmwareError,
     LinkError,
+    NoEventError,
     NoReplyError,
     PortBusyError,
     PortNotFoundError,
@@ -177,6 +179,12 @@ class LauncherClient:
         self._want_hosted = False
         self._armed: dict[str, Any] | None = None
         self._burst: EventDict | None = None  # a press whose eject has not come yet
+        #: Protocol 3: the launcher's boot id and the last numbered event received (or
+        #: caught up) from it; a ``seq`` at or below it is a duplicate and never emitted.
+        self.boot: int | None = None
+        self.last_seq = 0
+        self._replayed: list[EventDict] = []  # events sent again, for events_since
+        self._held: list[EventDict] = []  # events after a gap in the numbers (_fresh)
 
     # ------------------------------------------------------------------ lifecycle
     def open(self) -> LauncherClient:
@@ -365,6 +373,12 @@ class LauncherClient:
         came. Handles a launcher going away like the commands do."""
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
+            if self._held and not self._events:
+                with self._lock:
+                    try:
+                        self._fill_gap()
+                    except _Lost as exc:
+                        self._handle_lost(str(exc))
             if self._events:
                 return self._events.popleft()
             if deadline is not None and time.monotonic() >= deadline:
@@ -401,8 +415,8 @@ class LauncherClient:
         while True:
             event = self.next_event(max(0.0, deadline - time.monotonic()))
             if event is None:
-                name = what if isinstance(what, str) else "the awaited event"
-                raise NoReplyError(self.port, f"waiting for {name}", limit, self._seen())
+                name = f"'{what}' event" if isinstance(what, str) else "event of those awaited"
+                raise NoEventError(self.port, name, limit, self._seen())
             if match(event):
                 return event
 
@@ -564,12 +578,134 @@ class LauncherClient:
                 self._on_noise(text)
             return
         event = msg.fields
+        if event.get("replay") is True:
+            self._replayed.append(event)  # asked for with `events`: events_since takes it
+            return
         if self._in_handshake:
             return  # anything before our hello is answered is stale (docs/protocol.md)
         if msg.name == "boot":
             self._rebooted = True
-        self._track(event)
-        self._emit(event)
+            self._track(event)
+            self._emit(event)
+            return
+        self._deliver(event)
+
+    def _deliver(self, event: EventDict) -> None:
+        """An event from the board: to the queue and the callbacks unless it is a
+        duplicate (or held back behind a gap: :meth:`_fresh`)."""
+        if self._fresh(event):
+            self._track(event)
+            self._emit(event)
+
+    def _fresh(self, event: EventDict) -> bool:
+        """Is this numbered event new (and note it)? Events of another boot than the one
+        this host shook hands with wait for the reboot's handshake; unnumbered ones (a v2
+        firmware, heartbeats) are always new. One that skips numbers (the board's Outbox
+        dropped lines a host did not read in time) is held back: :meth:`next_event` first
+        asks for the ones missed, so that events are delivered in order, each once."""
+        seq, boot = event.get("seq"), event.get("boot")
+        if not isinstance(seq, int) or boot is None or boot != self.boot:
+            return True
+        if seq <= self.last_seq:
+            return False
+        if seq > self.last_seq + 1 or self._held:
+            self._held.append(event)
+            return False
+        self.last_seq = seq
+        return True
+
+    def _fill_gap(self) -> None:
+        """Deliver what a gap in the numbers held back: the missed events first (asked for
+        with ``events``), then the held ones, in order, each once."""
+        held, self._held = self._held, []
+        try:
+            missed = self._fetch_since(self.last_seq)
+        except (EventLogGone, CommandError) as exc:
+            log.info("could not fetch the events missed: %s", exc)
+            missed = []
+            self._emit(
+                {
+                    "event": "link",
+                    "state": "log_gone",
+                    "cause": "gap",
+                    "message": f"events of the launcher were lost on the way ({exc})",
+                }
+            )
+            if held:
+                self.last_seq = int(held[0]["seq"]) - 1
+        for event in sorted(missed + held, key=lambda e: int(e["seq"])):
+            self._deliver(event)
+
+    # ------------------------------------------------------------------ the event log (v3)
+    def events_since(self, seq: int) -> list[EventDict]:
+        """The launcher's numbered events after ``seq`` (protocol 3), in order, as it sent
+        them (``replay: true``); they are not delivered again as events. Raises
+        :class:`EventLogGone` when it no longer keeps them all, :class:`CommandError` on a
+        firmware without the log."""
+        with self._lock:
+            self._ensure_connected()
+            self._need_protocol(3, "events")
+            return self._fetch_since(seq)
+
+    def _fetch_since(self, seq: int) -> list[EventDict]:
+        out: list[EventDict] = []
+        since = seq
+        empty = 0  # answers in a row that brought none of the events they announced
+        while True:
+            self._replayed.clear()
+            reply = self._exchange("events", {"since": since}, self.timeout)
+            if not reply.ok and reply.error == "gone":
+                raise EventLogGone("events", reply.fields, self.port)
+            fields = self._check("events", reply)
+            got = {e["seq"]: e for e in self._replayed if isinstance(e.get("seq"), int)}
+            self._replayed.clear()
+            upto = fields.get("to")
+            if not isinstance(upto, int) or upto <= since:
+                return out
+            # only what came in an unbroken run: a line of the batch lost on the way (the
+            # board's Outbox dropped it) is asked for again, never skipped
+            n = since
+            while n < upto and n + 1 in got:
+                n += 1
+                out.append(got[n])
+            empty = empty + 1 if n == since else 0
+            if empty >= 3:
+                raise BadReplyError(
+                    f"the launcher on {self.port} answered 'events' without sending them",
+                    self.port,
+                )
+            if n < upto:
+                since = n
+                continue
+            since = upto
+            if not fields.get("more") and since >= int(fields.get("last") or 0):
+                return out
+
+    def _catch_up(self) -> list[str]:
+        """After a reconnect to the same boot: deliver, in order, the events missed while
+        the link was down (protocol 3), each once, marked ``caught_up``."""
+        try:
+            missed = self._fetch_since(self.last_seq)
+        except EventLogGone as exc:
+            self._emit(
+                {
+                    "event": "link",
+                    "state": "log_gone",
+                    "cause": "gone",
+                    "oldest": exc.oldest,
+                    "message": (
+                        f"the launcher no longer keeps every event since the link went down "
+                        f"(its log starts at {exc.oldest}): what happened meanwhile is unknown"
+                    ),
+                }
+            )
+            self.last_seq = int(exc.reply.get("last") or self.last_seq)
+            return ["its log of events no longer reaches back: ask the table what happened"]
+        self._held = []  # among what was just fetched
+        for event in missed:
+            self._deliver(dict(event, caught_up=True))
+        n = len(missed)
+        return [f"caught up {n} event{'s' if n != 1 else ''} missed meanwhile"] if n else []
 
     def _emit(self, event: EventDict) -> None:
         self._events.append(event)
@@ -669,6 +805,7 @@ class LauncherClient:
             fields = reply.fields
             self._check_hello(fields)
             self.info = fields
+            self._note_boot(fields)
         finally:
             self._in_handshake = False
             self._rebooted = False
@@ -718,6 +855,18 @@ class LauncherClient:
         while not any("soft reboot" in n for n in self._noise) and time.monotonic() < deadline:
             self._pump(deadline, max_wait=_SLICE_S)
 
+    def _note_boot(self, hello: dict[str, Any]) -> None:
+        """A new boot (or the first handshake): its events so far are not ours to apply
+        (they happened before this host was there); a reconnect to the same boot keeps
+        ``last_seq`` so that :meth:`_catch_up` asks for what was missed."""
+        boot, seq = hello.get("boot"), hello.get("seq")
+        if boot != self.boot:
+            self._held = []  # numbers of a boot that is over
+        if boot is None or not isinstance(seq, int):
+            self.boot, self.last_seq = None, 0  # a firmware without the event log
+        elif boot != self.boot:
+            self.boot, self.last_seq = boot, seq
+
     def _check_hello(self, reply: dict[str, Any]) -> None:
         proto = reply.get("protocol")
         if proto not in SUPPORTED_PROTOCOLS:
@@ -725,7 +874,7 @@ class LauncherClient:
             raise IncompatibleFirmwareError(
                 f"the launcher on {self.port} runs firmware {firmware} speaking protocol "
                 f"{proto}; this unolaunch speaks protocol "
-                f"{' or '.join(map(str, SUPPORTED_PROTOCOLS))}: "
+                f"{', '.join(map(str, SUPPORTED_PROTOCOLS[:-1]))} or {SUPPORTED_PROTOCOLS[-1]}: "
                 "run 'unolaunch flash' to update the firmware",
                 self.port,
             )
@@ -790,8 +939,14 @@ class LauncherClient:
         last: Exception | None = None
         while True:
             try:
+                boot = self.boot
                 self._connect()
-                done = self._restore()
+                if boot is not None and self.boot == boot:
+                    # the same boot: the board kept its arming and its events; take the
+                    # ones missed (they count the arming down) instead of re-arming
+                    done = self._catch_up()
+                else:
+                    done = self._restore()
                 break
             except (IncompatibleFirmwareError, PortReplacedError):
                 raise

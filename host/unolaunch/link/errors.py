@@ -70,7 +70,7 @@ class NoReplyError(LinkError):
     """The board did not answer in time (``detail``: without the advice)."""
 
     def __init__(self, port: str, what: str, timeout: float, seen: str = "") -> None:
-        detail = f"no reply from the launcher on {port} to {what} within {timeout:g} s"
+        detail = self._detail(port, what, timeout)
         if seen:
             detail += f" (it printed: {seen})"
         # a MicroPython prompt: the board runs, but not the launcher firmware
@@ -78,6 +78,16 @@ class NoReplyError(LinkError):
         super().__init__(f"{detail}: {hint}", port)
         self.detail = detail
         self.timeout = timeout
+
+    def _detail(self, port: str, what: str, timeout: float) -> str:
+        return f"no reply from the launcher on {port} to {what} within {timeout:g} s"
+
+
+class NoEventError(NoReplyError):
+    """An event waited for did not come in time (``what`` names it: "'eject' event")."""
+
+    def _detail(self, port: str, what: str, timeout: float) -> str:
+        return f"the launcher on {port} sent no {what} within {timeout:g} s"
 
 
 class DisconnectedError(LinkError):
@@ -117,6 +127,17 @@ class CommandError(LinkError):
         if self.code == "unknown_cmd":
             return " (older firmware? run 'unolaunch flash')"
         return ""
+
+
+class EventLogGone(CommandError):
+    """``events since`` asked for events the launcher no longer keeps (``gone``: its ring
+    was overwritten); ``oldest`` is the first it still has."""
+
+    @property
+    def oldest(self) -> int:
+        """The first ``seq`` the launcher still keeps."""
+        value = self.reply.get("oldest")
+        return value if isinstance(value, int) else 0
 
 
 class FaultError(CommandError):

@@ -33,10 +33,11 @@ __all__ = [
 
 #: The newest protocol version this host speaks; its ``hello`` asks for it, and the board
 #: answers with the version both speak (docs/protocol.md, "Versions").
-PROTOCOL_VERSION = 2
+PROTOCOL_VERSION = 3
 #: Board versions this host works with: a v1 firmware plays (v2 only adds the self-test
-#: commands; ``unolaunch selftest`` asks for a flash).
-SUPPORTED_PROTOCOLS = (1, 2)
+#: commands, ``unolaunch selftest`` asks for a flash; v3 the numbered, replayable events:
+#: without them nothing missed is caught up).
+SUPPORTED_PROTOCOLS = (1, 2, 3)
 #: Request ids are 0 .. 2**31 - 1.
 MAX_REQUEST_ID = 2**31 - 1
 #: The longest line the host accepts from a board; longer ones are noise (a board's

@@ -63,6 +63,9 @@ from unolaunch.rules.options import resolve_options
 __all__ = ["VARIANTS", "Effect", "Game", "TurnCapError"]
 
 VARIANTS = ("attack", "mario-kart", "pocket-pizza")
+#: The variants' classes by name: each registers as its module defines it (see
+#: :meth:`Game.__init_subclass__`); :mod:`unolaunch.rules` imports all three.
+_VARIANT_CLASSES: dict[str, type[Game]] = {}
 
 # Move encoding (fast interface): verb | card << 3 | colour << 11 | target << 14 |
 # uno << 18 | by << 19. Colour 7 and target 15 mean "none".
@@ -195,6 +198,17 @@ class Game:
     turn_rule: ClassVar[str] = "COM-2"
     extra_play: ClassVar[bool] = False  # ATK-8
     uno_rule: ClassVar[str] = "COM-6"
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A variant registers by subclassing with its name (``variant = "attack"``): this
+        module never imports the variants' modules, which import it (python-chess keeps its
+        variants apart from its base board the same way)."""
+        super().__init_subclass__(**kwargs)
+        name = cls.__dict__.get("variant")
+        if name:
+            if name not in VARIANTS:
+                raise ValueError(f"variant {name!r} is not one of {', '.join(VARIANTS)}")
+            _VARIANT_CLASSES[name] = cls
 
     def __init__(
         self,
@@ -1668,18 +1682,8 @@ class Game:
 
 
 def _variant_class(variant: str) -> type[Game]:
-    """The subclass of :class:`Game` for ``variant`` (its module imports this one, so it is
-    imported here, when a game is made)."""
-    from unolaunch.rules.attack import AttackGame
-    from unolaunch.rules.mario_kart import MarioKartGame
-    from unolaunch.rules.pocket_pizza import PocketPizzaGame
-
-    classes: dict[str, type[Game]] = {
-        "attack": AttackGame,
-        "mario-kart": MarioKartGame,
-        "pocket-pizza": PocketPizzaGame,
-    }
+    """The subclass of :class:`Game` for ``variant``, from the variants' registry."""
     try:
-        return classes[variant]
+        return _VARIANT_CLASSES[variant]
     except KeyError:
         raise ValueError(f"unknown variant {variant!r} (one of {', '.join(VARIANTS)})") from None

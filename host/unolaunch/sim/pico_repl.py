@@ -80,6 +80,7 @@ class PicoRepl:
         self._boot_raw = False  # swallowing a fresh child's banner before entering raw REPL
         self._boot_buf = b""
         self._muted = False  # the dying child's output is being dropped
+        self._replay = b""  # bytes the firmware handed back for the REPL, not yet there
 
     # ------------------------------------------------------------------ the process
     def boot(self, child: UnixPortProcess, raw: bool) -> None:
@@ -88,11 +89,19 @@ class PicoRepl:
         host's bytes still waiting are kept for it."""
         self._child = child
         self._gate = None
+        self._replay = b""  # they were for the REPL of the process before
         self._raw_repl = False
         self._tail = b""
         self._muted = False
         self._boot_raw = raw
         self._boot_buf = b""
+
+    def replay(self, data: bytes) -> None:
+        """The firmware gave back bytes it read that are the REPL's (what followed a REPL
+        tool's Ctrl-C: mpremote's Ctrl-A). A Pico's os.dupterm makes them the first thing
+        the REPL reads; the unix port has none, so they wait here until the child sits at
+        its prompt, ahead of anything the host wrote since."""
+        self._replay += data
 
     def detach(self) -> None:
         """The process was killed: nothing is held for it any more (its banner included)."""
@@ -241,6 +250,12 @@ class PicoRepl:
             # A prompt printed while still in "running" mode: the unix port is about to
             # switch to raw mode and flush input; hold the host's next bytes until then.
             self._gate = ("repl", time.monotonic() + _GATE_REPL_S)
+        if self._replay and seen.endswith(b">>> "):
+            # the REPL the firmware handed over waits: what it gave back comes first
+            self._to_child[:0] = self._replay
+            self._replay = b""
+            if self._gate is None and child is not None:
+                self.deliver()
         return data
 
     def check_boot_raw(self) -> bytes:

@@ -437,6 +437,10 @@ class SimulatedLauncher(SimBoard):
                 if isinstance(regs, list) and len(regs) == 5:
                     self._wdt_regs = [int(v) for v in regs]
                 continue  # a register of the chip, not something a person sees
+            elif kind == "replay":
+                with contextlib.suppress(ValueError):
+                    self._repl.replay(bytes.fromhex(str(ev.get("data", ""))))
+                continue  # the REPL's own bytes, not something a person sees
             elif kind == "reset":
                 cause = ev.get("cause")
                 self._hard_reset = cause if cause in ("reset", "wdt") else "reset"

@@ -101,6 +101,8 @@ class Table:
         self.prompt = ""
         self._readline: Any = None
         self._asking_turn = False  # the prompt waits for the awaited player's move
+        # --port sim: carries out one 'unolaunch sim' command ('jam', 'load 40'), or None
+        self.sim_commands: Callable[[str], None] | None = None
 
     # ------------------------------------------------------------------ output
     def say(self, line: str, style: str | None = None) -> None:
@@ -527,12 +529,11 @@ class Table:
 
     def sim_control(self, line: str) -> None:
         """``sim ...`` with ``--port sim``: one command of ``unolaunch sim`` for the simulated
-        launcher (jam, unjam, load N, unplug, replug, reset, stall, ...)."""
-        from unolaunch.commands.sim import handle
+        launcher (jam, unjam, load N, unplug, replug, reset, stall, ...), carried out by
+        :attr:`sim_commands` (set by ``play``, which knows the simulator's commands)."""
         from unolaunch.sim import SimError
 
-        board = getattr(self.launcher, "sim", None) if self.launcher is not None else None
-        if board is None:
+        if self.sim_commands is None:
             raise TableError(
                 "'sim ...' controls the simulated launcher of '--port sim'; a simulator "
                 "started with 'unolaunch sim --link PATH' takes its commands in its own terminal"
@@ -540,7 +541,7 @@ class Table:
         if line.split()[0] in ("quit", "exit"):
             raise TableError("the simulated launcher stops with the game ('quit')")
         try:
-            handle(board, line)
+            self.sim_commands(line)
         except SimError as exc:
             raise TableError(f"sim: {exc}") from None
         self.say(f"  · (simulated launcher: {line})")

@@ -27,6 +27,7 @@ from typing import Any
 from unolaunch.errors import UnolaunchError
 from unolaunch.rules import Action, Game
 from unolaunch.table.app import effect_text
+from unolaunch.table.screen import card_name
 from unolaunch.table.session import Arming, arming_for
 
 NAMES = ("Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jo")
@@ -45,6 +46,12 @@ PRESS_SEEN_S = 3.0
 #: after a burst the firmware brakes the roller (brake_ms, 50 ms by default): a card it
 #: still carries out comes as a ``stray`` event, and belongs to this press (issue 14)
 BRAKE_SETTLE_S = 0.08
+#: longest wait, after that, for the reports of cards the magazine has lost
+STRAY_WAIT_S = 2.0
+
+
+class DemoStalled(UnolaunchError):
+    """The simulated launcher did not send an event the demo waits for."""
 
 
 @dataclass
@@ -71,6 +78,7 @@ class Demo:
         game: Game,
         bots: list[Any],
         log: Callable[[str], None],
+        magazine: int | None = None,
     ) -> None:
         self.client = client
         self.sim = sim
@@ -81,15 +89,37 @@ class Demo:
         self.cards_launched = 0
         self.actions = 0
         self.missed = 0  # button presses the simulated board did not see (pressed again)
+        #: most cards the simulated magazine takes at a time (None: a whole deck); the
+        #: rest wait beside it (:attr:`beside`) and go in when it runs dry
+        self.magazine = magazine
+        self.beside = 0
+        self.fault: dict[str, Any] | None = None  # a fault the launcher reported, not cleared
+        self._strays: dict[Any, int] = {}  # stray cards by press number, not yet counted
+        self._extra = 0
         #: Called after every step and round change with (demo, (player, cards) of a press
         #: or None): ``unolaunch demo --web`` shows the game live with it.
         self.watch: Callable[[Demo, tuple[str, int] | None], None] | None = None
 
     # ------------------------------------------------------------------ the launcher
     def load(self, n: int, why: str) -> None:
-        """Put ``n`` cards in the simulated launcher's magazine."""
-        self.sim.control(f"load {n}")
-        self.log(f"  ⟳ {why}: {n} cards loaded into the launcher")
+        """Put ``n`` cards in the simulated launcher's magazine in place of what it held:
+        all of them, or as many as it holds (:attr:`magazine`); the rest wait beside it
+        and go in when it runs dry."""
+        self.beside = n
+        self.sim.control("load 0")
+        self._top_up(why)
+
+    def _top_up(self, why: str) -> None:
+        """Fill the magazine from the cards beside it."""
+        inside = self.sim.cards
+        room = self.beside if self.magazine is None else self.magazine - inside
+        n = min(self.beside, max(0, room))
+        if n <= 0:
+            return
+        self.beside -= n
+        self.sim.control(f"load {inside + n}")
+        more = f" ({self.beside} more wait beside it)" if self.beside else ""
+        self.log(f"  ⟳ {why}: {n} cards loaded into the launcher{more}")
 
     def press(self, player: str, want: Arming) -> int:
         """Arm for ``want`` if needed, press the simulated button once, return cards out."""
@@ -101,89 +131,134 @@ class Demo:
             or (armed.get("mode") or "random") != want.mode
         ):
             self.client.arm(want.player, want.presses, mode=want.mode)
-        self.clear_faults()
+        presses = self.clear_faults()
         g = self.game
-        if not g.stock and self.sim.cards == 0 and len(g.discard) > 1:
-            # ATK-22: the launcher is empty: the discard pile but its top card goes in.
-            self.load(len(g.discard) - 1, "launcher empty (ATK-22), discard pile shuffled in")
+        if self.sim.cards == 0:
+            if self.beside:
+                self._top_up("the launcher is empty: the cards beside it go in")
+            elif not g.stock and len(g.discard) > 1:
+                # ATK-22: the launcher is empty: the discard pile but its top card goes in.
+                self.load(len(g.discard) - 1, "launcher empty (ATK-22), discard pile shuffled in")
         before = self.sim.cards
-        self.push_button()
-        while True:
-            ev = self.client.wait_for(
-                lambda e: e.get("event") in ("eject", "foul", "fault"), timeout=EVENT_TIMEOUT_S
-            )
-            name = ev.get("event")
-            if name == "eject":
-                cards = int(ev.get("cards") or 0)
-                # The board's card reports reach the simulator on another channel than
-                # the serial line: give them a moment to be counted.
-                settle = time.monotonic() + 0.5
-                while self.sim.cards > before - cards and time.monotonic() < settle:
-                    time.sleep(0.002)
-                if cards:
-                    cards += self._strays(player, ev.get("n"))
-                self.presses += 1
-                self.cards_launched += cards
-                wanted = ev.get("wanted")
-                if isinstance(wanted, int) and wanted > cards and self.sim.cards == 0:
-                    # The magazine ran dry mid-burst: the firmware stops with a fault
-                    # (it cannot tell an empty slot from a stuck card); clear it.
-                    self.log(f"  (the launcher ran dry after {cards} of {wanted} cards)")
-                    self.clear_faults(wait_s=1.0)
-                return cards
-            if name == "foul":
-                raise UnolaunchError(
-                    f"the launcher refused {player}'s owed press as a foul ({ev.get('reason')}); "
-                    "this is a bug in the demo or the firmware: please report it with the seed"
-                )
-            raise UnolaunchError(
-                f"the simulated launcher reported a fault ({ev.get('code')}: "
-                f"{ev.get('message', '')}); please report it with the seed"
-            )
+        n = self.push_button(player, presses)
+        ev = self._wait(("eject",), f"the end of {player}'s burst (its 'eject' event)", n=n)
+        cards = int(ev.get("cards") or 0)
+        out = self._settle(player, n, before, cards)
+        self.presses += 1
+        self.cards_launched += out
+        wanted = ev.get("wanted")
+        if isinstance(wanted, int) and wanted > cards and self.sim.cards == 0:
+            # The magazine ran dry mid-burst: the firmware stops with a fault (it cannot
+            # tell an empty slot from a stuck card), cleared before the next press.
+            self.log(f"  (the launcher ran dry after {cards} of {wanted} cards)")
+        return out
 
-    def _strays(self, player: str, n: Any) -> int:
-        """Cards the firmware saw leave after this press's ``eject`` (``stray``: the roller
-        carried one out while braking): counted into this press, as the table would give
-        them to whoever pressed."""
+    def _settle(self, player: str, n: Any, before: int, cards: int) -> int:
+        """After a burst's ``eject``: wait until the roller has stopped and every card that
+        left the magazine has been reported (the ``eject``, and any ``stray`` the roller
+        carried out while braking: this press's, as the table gives them to whoever
+        pressed); return the press's cards."""
+        # The board's card reports reach the simulator on another channel than the
+        # serial line: give them a moment to be counted.
+        settle = time.monotonic() + 0.5
+        while self.sim.cards > before - cards and time.monotonic() < settle:
+            time.sleep(0.002)
         time.sleep(BRAKE_SETTLE_S)
-        extra = 0
-        while (ev := self.client.next_event(0)) is not None:
-            if ev.get("event") == "stray" and ev.get("n") == n:
-                extra += int(ev.get("cards") or 0)
+        deadline = time.monotonic() + STRAY_WAIT_S
+        while True:
+            self._barrier()
+            self._extra += self._strays.pop(n, 0)
+            left = before - self.sim.cards  # what the magazine lost
+            if cards + self._extra >= left or time.monotonic() >= deadline:
+                break
+            time.sleep(0.02)
+        extra, self._extra = self._extra, 0
         if extra:
             s = "s" if extra != 1 else ""
             self.log(f"  ({extra} more card{s} fell out as the roller stopped: {player}'s)")
-        return extra
+        return cards + extra
 
-    def push_button(self) -> None:
-        """Press the simulated button and wait until the firmware saw it (it reports a
-        ``press``, or a ``foul``/``fault``). A press the simulated board misses is pressed
-        again — only when the firmware's press counter shows it was really not seen."""
-        before = self.client.status().get("presses")
+    def push_button(self, player: str = "", presses: Any = None) -> Any:
+        """Press the simulated button and wait until the firmware saw it (its ``press``);
+        return the press's number ``n``. A press the simulated board misses is pressed
+        again — only when the firmware's press counter (``presses``: its value before, from
+        ``status``) shows it was really not seen."""
+        before = self.client.status().get("presses") if presses is None else presses
         for attempt in range(3):
             self.sim.control(f"press {PRESS_MS}")
             try:
-                self.client.wait_for(
-                    lambda e: e.get("event") in ("press", "foul", "fault"), timeout=PRESS_SEEN_S
-                )
-                return
-            except UnolaunchError:
+                ev = self._wait(("press",), f"{player}'s press", timeout=PRESS_SEEN_S)
+                return ev.get("n")
+            except DemoStalled:
                 if self.client.status().get("presses") != before:
-                    return  # seen after all (a busy machine): its eject will follow
+                    # seen after all (a busy machine): its press event is on its way
+                    ev = self._wait(("press",), f"{player}'s press")
+                    return ev.get("n")
                 if attempt == 2:
                     raise
                 self.missed += 1
+        raise AssertionError("unreachable")
 
-    def clear_faults(self, wait_s: float = 0.0) -> None:
-        """Clear a fault the launcher reported (running dry mid-burst) with ``stop``."""
-        deadline = time.monotonic() + wait_s
+    def clear_faults(self) -> Any:
+        """Clear a fault the launcher is in (a burst that ran dry) with ``stop``; return
+        the launcher's press counter."""
+        status = self._barrier()
+        if self.fault is not None or status.get("fault"):
+            self.client.stop()
+            self._wait(("cleared",), "'cleared' event after 'stop' cleared its fault")
+        return status.get("presses")
+
+    # Every event the launcher sends is read here, once, and noted: none is thrown away.
+    def _note(self, ev: dict[str, Any]) -> None:
+        """Take note of one launcher event (faults to clear, stray cards to count)."""
+        name = ev.get("event")
+        if name == "fault":
+            self.fault = ev
+        elif name == "cleared":
+            self.fault = None
+        elif name == "stray":
+            n = ev.get("n")
+            self._strays[n] = self._strays.get(n, 0) + int(ev.get("cards") or 0)
+        elif name == "foul":
+            raise UnolaunchError(
+                f"the simulated launcher refused {ev.get('player') or 'a'} press as a foul "
+                f"({ev.get('reason')}): the demo and the launcher disagree about who owes "
+                "a press — a bug; the game stops here"
+            )
+        elif name == "boot":
+            raise UnolaunchError(
+                "the simulated launcher restarted in the middle of the game (its firmware "
+                "crashed or was reset); the game stops here"
+            )
+
+    def _barrier(self) -> dict[str, Any]:
+        """Ask for ``status`` and note every event the launcher sent before its reply (it
+        sends its lines in order: an event of a burst that just ended, such as the fault
+        that follows the ``eject`` of a burst that ran dry, is then read); return the
+        status."""
+        status: dict[str, Any] = self.client.status()
+        while (ev := self.client.next_event(0)) is not None:
+            self._note(ev)
+        return status
+
+    def _wait(
+        self, names: tuple[str, ...], what: str, timeout: float = EVENT_TIMEOUT_S, n: Any = None
+    ) -> dict[str, Any]:
+        """Note events until one named in ``names`` (of press ``n``, if given) comes;
+        :class:`DemoStalled` if none comes within ``timeout`` seconds."""
+        deadline = time.monotonic() + timeout
         while True:
-            ev = self.client.next_event(max(0.0, deadline - time.monotonic()))
+            ev: dict[str, Any] | None = self.client.next_event(
+                max(0.0, deadline - time.monotonic())
+            )
             if ev is None:
-                return
-            if ev.get("event") == "fault":
-                self.client.stop()
-                return
+                raise DemoStalled(
+                    f"the simulated launcher sent no {what} within {timeout:g} s, and the demo "
+                    "cannot go on without it (a bug in the demo or the simulator)"
+                )
+            self._note(ev)
+            if ev.get("event") in names and (n is None or ev.get("n") == n):
+                return ev
 
     # ------------------------------------------------------------------ the game
     def step(self) -> None:
@@ -254,13 +329,20 @@ class Demo:
             self.round_start(rounds)
 
     def round_start(self, n: int) -> None:
-        """Announce a round and load its stock into the launcher."""
+        """Announce a round and its start card, and load its stock into the launcher."""
         g = self.game
         snap = g.snapshot()
         self.log(
-            f"Round {n} — {snap['dealer']} deals {g.deal_size} cards each; start card {snap['top']}"
+            f"Round {n} — {snap['dealer']} deals {g.deal_size} cards each; "
+            f"start card {card_name(str(snap['top']))}"
         )
         self.load(len(g.stock), "the rest of the deck goes into the launcher")
+        want = arming_for(g)
+        if want is not None and snap.get("owed"):
+            # ATK-4: a Hit 2 turned up: the first player presses twice (the engine notes
+            # no effect for the deal itself)
+            times = "once" if want.presses == 1 else f"{want.presses} times"
+            self.log(f"  {want.player} must press the launcher {times} (ATK-4)")
         if self.watch is not None:
             self.watch(self, None)
 
@@ -274,15 +356,19 @@ def run_demo(
     board: str = "unix",
     rp2_dir: str | None = None,
     watch: Callable[[Demo, tuple[str, int] | None], None] | None = None,
+    magazine: int | None = None,
 ) -> DemoResult:
     """Start the simulator and play one game of UNO Attack with bots (see module docs);
-    ``watch`` is called after every step (:attr:`Demo.watch`)."""
+    ``watch`` is called after every step (:attr:`Demo.watch`); ``magazine``: most cards
+    the launcher takes at a time (:attr:`Demo.magazine`)."""
     from unolaunch.bots import make_bot
     from unolaunch.link import open_launcher
     from unolaunch.sim import make_launcher
 
     if not 2 <= players <= len(NAMES):
         raise UnolaunchError(f"--players must be 2 to {len(NAMES)}, not {players}")
+    if magazine is not None and magazine < 1:
+        raise UnolaunchError(f"--magazine must be at least 1 card, not {magazine}")
     rng = random.Random(seed)
     options = {"target": target} if target else {}
     game = Game.new("attack", list(NAMES[:players]), options=options, rng=rng)
@@ -291,7 +377,7 @@ def run_demo(
     log(f"Starting the simulated launcher: the real firmware in {where}, behind a serial port…")
     # the unix board seeds the pattern at every boot; both get the protocol's seed below
     board_seed = seed if board == "unix" else None
-    with make_launcher(board, rp2_dir=rp2_dir, cards=len(game.stock), seed=board_seed) as sim:
+    with make_launcher(board, rp2_dir=rp2_dir, cards=0, seed=board_seed) as sim:
         client = open_launcher(sim.port, timeout=5.0)
         try:
             info = client.info or client.hello()
@@ -306,7 +392,7 @@ def run_demo(
                 f"{players} bots play UNO Attack to {game.target} points (seed {seed}): "
                 f"{', '.join(game.players)}"
             )
-            demo = Demo(client, sim, game, bots, log)
+            demo = Demo(client, sim, game, bots, log, magazine=magazine)
             demo.watch = watch
             return demo.play()
         finally:

@@ -85,14 +85,21 @@ class LinkedLauncher:
         self.cards_out = 0
         self.fouls = 0
         self._loaded: tuple[Any, bool] | None = None
+        #: (boot, seq) of the last numbered launcher event taken in (protocol 3): one at or
+        #: below it is a duplicate (a replay, a catch-up) and is never applied again
+        self.applied: tuple[Any, int] | None = None
+        self._caught: dict[str, list[int]] = {}  # a catch-up's presses: player -> cards
         self._lock = threading.RLock()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="launcher-events", daemon=True)
 
     def start(self) -> LinkedLauncher:
         """Start listening to the launcher's events, in hosted mode from the start: a
-        press before the first arming is a foul too (ATK-26), not a burst for nobody."""
+        press before the first arming is a foul too (ATK-26), not a burst for nobody.
+        First it catches up with what the launcher did while this game was not connected
+        to it (``--resume`` after a crash: :meth:`catch_up`)."""
         self._watch(self.client)
+        self.catch_up()
         set_mode = getattr(self.client, "set_mode", None)
         if set_mode is not None:
             try:
@@ -108,6 +115,69 @@ class LinkedLauncher:
         on_event = getattr(client, "on_event", None)
         if on_event is not None:
             on_event(self._on_link_event)
+
+    # ------------------------------------------------------------------ catching up
+    def catch_up(self) -> None:
+        """Apply, once each and in order, the launcher's events after the last one this
+        game took in (the journal's mark), with one line saying what happened meanwhile;
+        when the launcher restarted since, or its log no longer reaches back, say so and
+        ask the table instead of guessing (issue 21). Then journal where the table is."""
+        from unolaunch.link import EventLogGone
+
+        client = self.client
+        boot = getattr(client, "boot", None)
+        if boot is None:
+            return  # a firmware without numbered events: nothing to catch up with
+        mark = self.session.launcher_mark()
+        with self._lock:
+            prev, self.applied = self.applied, (boot, int(getattr(client, "last_seq", 0) or 0))
+        since = int(mark["seq"]) if mark is not None and mark.get("boot") == boot else None
+        if prev is not None and prev[0] == boot:  # a reconnect: what this process took in
+            since = max(since or 0, prev[1])
+        if since is None and mark is not None:
+            self.notify(
+                "the launcher restarted while unolaunch was away",
+                "the launcher restarted while unolaunch was not running, and its record of "
+                "presses went with it: if anyone pressed it meanwhile, give them the cards "
+                "that came out with 'fix NAME N'",
+            )
+        elif since is not None:
+            try:
+                missed = client.events_since(since)
+            except EventLogGone as exc:
+                self.notify(
+                    "the launcher's log does not reach back",
+                    f"more happened while unolaunch was away than the launcher keeps (its "
+                    f"log starts at event {exc.oldest}): count the cards each player got "
+                    "meanwhile and correct the hands with 'fix NAME N'",
+                )
+            except UnolaunchError as exc:
+                self._trouble(exc)
+                return
+            else:
+                with self._lock:
+                    self.applied = (boot, since)
+                    self._caught = {}
+                for ev in missed:
+                    self.handle(dict(event_dict(ev), caught_up=True))
+                self._say_caught_up()
+        with self._lock:
+            seq = self.applied[1] if self.applied else 0
+        with contextlib.suppress(UnolaunchError):
+            self.session.mark_launcher({"boot": boot, "seq": seq, "event": "connected"})
+
+    def _say_caught_up(self) -> None:
+        with self._lock:
+            caught, self._caught = self._caught, {}
+        if not caught:
+            return
+        parts = []
+        for player, outs in caught.items():
+            n = len(outs)
+            times = {1: "once", 2: "twice"}.get(n, f"{n} times")
+            cards = sum(outs)
+            parts.append(f"{player} pressed {times}: {cards} card{'s' if cards != 1 else ''} out")
+        self.notify("while unolaunch was not running, " + "; ".join(parts), "")
 
     def _on_link_event(self, ev: dict[str, Any]) -> None:
         if ev.get("event") == "link" and ev.get("state") == "lost":
@@ -260,12 +330,30 @@ class LinkedLauncher:
                 self.connected = True
                 self.fault = None
                 self.armed = None
+            self.catch_up()
             self.sync()
             self.notify("launcher reconnected", "")
             return
 
     def handle(self, ev: dict[str, Any]) -> None:
-        """One launcher event: apply presses, report fouls and faults."""
+        """One launcher event: apply presses, report fouls and faults — a numbered event
+        (protocol 3) once only, whether it comes live, again after a reconnect or in a
+        catch-up."""
+        seq, boot = ev.get("seq"), ev.get("boot")
+        numbered = isinstance(seq, int) and boot is not None and ev.get("event") != "boot"
+        if numbered and isinstance(seq, int):
+            with self._lock:
+                done = self.applied
+                if done is not None and done[0] == boot and seq <= done[1]:
+                    return  # applied already
+                self.applied = (boot, seq)
+        self._handle(ev)
+        if numbered and ev.get("event") in ("fault", "foul"):
+            # no game action to carry the mark: journal it on its own
+            with contextlib.suppress(UnolaunchError):
+                self.session.mark_launcher(ev)
+
+    def _handle(self, ev: dict[str, Any]) -> None:
         name = ev.get("event")
         if name == "eject":
             self._eject(ev)
@@ -367,7 +455,12 @@ class LinkedLauncher:
             return
         size = int(self.session.snapshot()["hand_sizes"].get(player, 0))
         try:
-            self.session.correct(player, size + cards, reason="stray")
+            self.session.correct(
+                player,
+                size + cards,
+                reason="stray",
+                event=ev if isinstance(ev.get("seq"), int) else None,
+            )
         except (IllegalMoveError, UnolaunchError) as exc:
             self.notify(
                 None,
@@ -405,7 +498,10 @@ class LinkedLauncher:
             )
             return
         try:
-            effects = self.session.apply({"by": player, "press": True, "cards": cards})
+            effects = self.session.apply(
+                {"by": player, "press": True, "cards": cards},
+                event=ev if isinstance(ev.get("seq"), int) else None,
+            )
         except IllegalMoveError as exc:
             self.notify(
                 None,
@@ -415,6 +511,10 @@ class LinkedLauncher:
             return
         # The cards a press brought are in the first words; say what else happened.
         rest = "; ".join(effect_text(e) for e in effects if e.kind != "draw")
+        if ev.get("caught_up"):
+            with self._lock:
+                self._caught.setdefault(player, []).append(cards)
+            return  # one line for the whole catch-up (catch_up), and the arming after it
         self.sync()
         out = f"{player} presses: {cards} card{'s' if cards != 1 else ''} out"
         self.notify(f"{out} · {rest}" if rest else out, "")

@@ -217,8 +217,14 @@ class Session:
             "finished": g.game_over,
         }
 
-    def apply(self, action: Mapping[str, Any]) -> list[Effect]:
+    def apply(
+        self, action: Mapping[str, Any], event: Mapping[str, Any] | None = None
+    ) -> list[Effect]:
         """Apply one action and journal it; ``IllegalMoveError`` leaves everything as it was.
+
+        ``event``: the launcher event (``boot``, ``seq``, ``event``…) the action applies;
+        its mark is journaled in the same transaction (:meth:`launcher_mark`), so that after
+        a crash the event is applied again if and only if the action was not stored.
 
         Table facts that cannot be true of the hands the table knows are refused first with
         :class:`TableError` (a round-end hand that does not fit its size, COM-8; a Discard
@@ -227,8 +233,11 @@ class Session:
         with self.lock:
             self._check_facts(data)
             effects = self.game.apply(engine_action(data))
+            items: list[tuple[str, dict[str, Any]]] = [("action", data)]
+            if event is not None:
+                items.append(("note", {"launcher_event": event_mark(event)}))
             try:
-                self.journal.append(self.id, "action", data, **self._summary())
+                self.journal.append_many(self.id, items, **self._summary())
             except BaseException:
                 self.game.undo()
                 raise
@@ -276,6 +285,24 @@ class Session:
             self.uno_said = set()
             self._changed("deal", {})
             return effects
+
+    def mark_launcher(self, event: Mapping[str, Any]) -> None:
+        """Journal that the launcher event ``event`` was taken in (one that changes no game
+        state: a fault, a foul, the launcher's position when the table connected)."""
+        with self.lock:
+            self.journal.append(
+                self.id, "note", {"launcher_event": event_mark(event)}, **self._summary()
+            )
+
+    def launcher_mark(self) -> dict[str, Any] | None:
+        """The last launcher event this game took in (``boot``, ``seq``, ``event``), or
+        None: on ``--resume`` the table asks the launcher for every event after it."""
+        with self.lock:
+            for e in reversed(self.journal.entries(self.id)):
+                mark = e.data.get("launcher_event") if e.kind == "note" else None
+                if isinstance(mark, dict) and isinstance(mark.get("seq"), int):
+                    return mark
+        return None
 
     def note(self, data: Mapping[str, Any]) -> None:
         """Keep in the journal something that happened at the table but is no action of
@@ -360,10 +387,18 @@ class Session:
         with_it = len(discarded) if isinstance(discarded, list) else 0
         return held - 1 - with_it == 1
 
-    def correct(self, player: str, size: int, reason: str | None = None) -> list[Effect]:
+    def correct(
+        self,
+        player: str,
+        size: int,
+        reason: str | None = None,
+        event: Mapping[str, Any] | None = None,
+    ) -> list[Effect]:
         """Correct a hand size (journaled and undoable). The correction is ``player``'s own
         (whoever is awaited). COM-7: giving the round's winner cards takes the round's end
-        back; a hand of 0 ends the round (the table confirms that first)."""
+        back; a hand of 0 ends the round (the table confirms that first). ``reason``: why,
+        for the history (``stray``); ``event``: the launcher event it applies, as for
+        :meth:`apply`."""
         with self.lock:
             g = self.game
             if player in g.players:
@@ -378,7 +413,7 @@ class Session:
             action: dict[str, Any] = {"by": player, "correct": {player: size}}
             if reason:
                 action["reason"] = reason  # for the history: why the hand changed
-            return self.apply(action)
+            return self.apply(action, event=event)
 
     def reveal(self, left: Mapping[str, list[str] | int]) -> list[Effect]:
         """Round end: the cards (a list of codes) or point total left in each other hand
@@ -529,6 +564,15 @@ def actions_in_effect(entries: Sequence[Any]) -> list[dict[str, Any] | None]:
         elif e.kind == "undo":
             del stack[len(stack) - int(e.data.get("n", 1)) :]
     return stack
+
+
+def event_mark(event: Mapping[str, Any]) -> dict[str, Any]:
+    """What the journal keeps of a launcher event: its boot and number, its name and
+    whether it was caught up after the table was away (``history`` says so)."""
+    mark = {k: event.get(k) for k in ("boot", "seq", "event")}
+    if event.get("caught_up"):
+        mark["caught_up"] = True
+    return mark
 
 
 def _last_action(entries: Sequence[Any]) -> dict[str, Any] | None:

@@ -353,6 +353,13 @@ class _Mem:
 mem32 = _Mem()
 
 
+def sim_replay(data):
+    """The unix board's stand-in for os.dupterm (which the unix port lacks): bytes the
+    firmware read but that belong to the REPL it hands over to (mpremote's Ctrl-A after its
+    Ctrl-C) go back through the simulator, which gives them to the REPL once it waits."""
+    WORLD.report({"hw": "replay", "data": bytes(data).hex()})
+
+
 def reset():
     WORLD.reset("reset")
 
