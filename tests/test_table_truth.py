@@ -511,3 +511,45 @@ def test_undo_of_a_press_puts_the_cards_back_into_the_simulated_launcher(tmp_pat
     out = _run(s, ["undo"], launcher=launcher)
     assert "put the 7 cards back into the launcher (done" in out
     assert launcher.sim.lines == ["load 87"]  # type: ignore[attr-defined]
+
+
+# ------------------------------------------------------------ this week's Decisions
+@pytest.mark.parametrize(
+    ("turned", "others_draw"),
+    [("r3", 0), ("b7", 2), ("W+4", 0), ("WIB", 0), ("y2", 2), ("g4", 1)],
+)  # Mushroom, Lightning (each other player draws one), Bob-omb (any wild turned), Banana
+# (the previous player draws two), Green Shell (its target draws one)
+def test_mk23_a_last_item_box_fires_on_others_never_on_who_went_out(
+    tmp_path: Path, turned: str, others_draw: int
+) -> None:
+    s = _session(tmp_path, "mario-kart", top="r5")
+    s.correct("Ann", 1)
+    before = s.snapshot()["hand_sizes"]
+    target = " Bob" if turned == "g4" else ""
+    _run(s, [f"item box {turned}{target}"])
+    snap = s.snapshot()
+    assert snap["round_winner"] == "Ann" and snap["hand_sizes"]["Ann"] == 0  # no Bob-omb cards
+    assert s.choice() == "reveal"  # no Mushroom's or Lightning's extra turn: the round is over
+    drawn = sum(snap["hand_sizes"][p] - before[p] for p in ("Bob", "Cy"))
+    assert drawn == others_draw
+
+
+@pytest.mark.parametrize(
+    ("variant", "card", "draws"), [("mario-kart", "wd4 blue", 4), ("pocket-pizza", "wd2 blue", 2)]
+)
+def test_mk23_pp16_a_last_wild_draw_card_cannot_be_challenged(
+    tmp_path: Path, variant: str, card: str, draws: int
+) -> None:
+    s = _session(tmp_path, variant, top="r5")
+    s.correct("Ann", 1)
+    out = _run(s, [card, "challenge"])
+    assert s.snapshot()["hand_sizes"]["Bob"] == (7 if variant == "mario-kart" else 5) + draws
+    assert "round has ended" in out and s.choice() == "reveal"
+
+
+def test_pp16_a_last_wild_dip_does_nothing_more(tmp_path: Path) -> None:
+    s = _session(tmp_path, "pocket-pizza", top="r5")
+    s.correct("Ann", 1)
+    _run(s, ["dip blue"])
+    snap = s.snapshot()
+    assert snap["hand_sizes"] == {"Ann": 0, "Bob": 5, "Cy": 5} and s.choice() == "reveal"
