@@ -553,3 +553,43 @@ def test_pp16_a_last_wild_dip_does_nothing_more(tmp_path: Path) -> None:
     _run(s, ["dip blue"])
     snap = s.snapshot()
     assert snap["hand_sizes"] == {"Ann": 0, "Bob": 5, "Cy": 5} and s.choice() == "reveal"
+
+
+class _ConfiguredLink:
+    """A launcher link whose configuration allows bursts of at most five cards."""
+
+    def __init__(self) -> None:
+        self.stopped = False
+
+    def config_get(self) -> dict[str, Any]:
+        return {"burst_weights": [1, 1, 1, 1, 1]}
+
+    def events(self, timeout: float = 0.2) -> list[dict[str, Any]]:
+        import time
+
+        time.sleep(timeout)
+        return []
+
+    def arm(self, player: str, presses: int, mode: str = "random") -> None:
+        pass
+
+    def disarm(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def test_atk25_the_largest_burst_is_the_connected_launchers_own(tmp_path: Path) -> None:
+    from unolaunch.table.launcher import LinkedLauncher
+
+    s = _session(tmp_path)
+    launcher = LinkedLauncher(_ConfiguredLink(), s, lambda note, warning: None).start()
+    try:
+        assert launcher.largest_burst == 5
+        launcher.connected = False  # unplugged: presses are typed with their cards
+        out = _run(s, ["press 7", "2"], launcher=launcher)
+        assert "one press shoots at most 5" in out
+        assert s.snapshot()["hand_sizes"]["Ann"] == 9
+    finally:
+        launcher.close()

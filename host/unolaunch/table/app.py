@@ -469,7 +469,7 @@ class Table:
         with self.session.lock:  # inside, and the discard pile to reload (ATK-22, COM-5)
             g = self.session.game
             inside = len(g.stock) + max(0, len(g.discard) - 1)
-        most = largest_burst()
+        most = getattr(self.launcher, "largest_burst", None) or largest_burst()
         while n > most or n > inside:
             why = (
                 f"one press shoots at most {most}"
