@@ -413,6 +413,10 @@ def test_com8_a_closed_game_asks_before_undo_reopens_it(tmp_path: Path) -> None:
     s.apply({"by": "Cy", "choose": {"top": "r5"}})
     s.correct("Ann", 1)
     _run(s, ["r7", "20", "30", "yes"])
+    from unolaunch.commands.history import log_texts
+
+    texts = log_texts(j.game(s.id), j.entries(s.id))
+    assert texts[-1] == "the game's end is confirmed ('yes'): the game is closed"
     again = Session.resume(j, s.id)
     out = _run(again, ["undo", "no"])
     assert "Reopen it" in out and again.snapshot()["game_winner"] == "Ann"

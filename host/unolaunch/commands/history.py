@@ -319,6 +319,8 @@ def _note_text(data: dict[str, Any]) -> str:
         if mark.get("caught_up"):
             text += " — caught up: it happened while unolaunch was away"
         return text
+    if data.get("closed"):  # the table said 'yes' at the game's end (issue 22)
+        return "the game's end is confirmed ('yes'): the game is closed"
     said = str(data.get("notice") or data.get("warning") or "")
     return "launcher: " + card_names(said.removeprefix("launcher ").strip())
 
