@@ -175,10 +175,10 @@ def storage_error(exc: sqlite3.Error, path: Path) -> UnolaunchError:
 def damaged(path: Path, detail: str) -> UnolaunchError:
     """The games file is damaged: say so, and how to go on without losing its games."""
     return UnolaunchError(
-        f"the games file {path} is damaged and unreadable in places ({detail}); "
-        "'unolaunch history --recover' "
-        f"copies every game it can still read into a fresh file (the damaged one is kept as "
-        f"'{path.name}.bad'); or move it aside to start a fresh one: mv '{path}' '{path}.bad'"
+        f"the games file {path} is damaged and unreadable in places ({detail}); to go on "
+        f"without losing its games, move it aside with 'unolaunch history --recover': it "
+        f"keeps the file as '{path.name}.bad' and copies every game it can still read into "
+        "a fresh one"
     )
 
 
