@@ -84,6 +84,7 @@ class LinkedLauncher:
         self.presses = 0
         self.cards_out = 0
         self.fouls = 0
+        self.largest_burst: int | None = None  # from the launcher's configuration
         self._loaded: tuple[Any, bool] | None = None
         #: (boot, seq) of the last numbered launcher event taken in (protocol 3): one at or
         #: below it is a duplicate (a replay, a catch-up) and is never applied again
@@ -106,6 +107,14 @@ class LinkedLauncher:
                 set_mode("hosted")
             except UnolaunchError as exc:
                 self._trouble(exc)
+        config_get = getattr(self.client, "config_get", None)
+        if config_get is not None:
+            # ATK-25: the most cards one press can shoot, by this launcher's own settings
+            # (a typed count above it is asked about as a typo).
+            with contextlib.suppress(UnolaunchError, TypeError, ValueError):
+                weights = config_get().get("burst_weights")
+                if isinstance(weights, list) and weights:
+                    self.largest_burst = len(weights)
         self._thread.start()
         return self
 
@@ -468,7 +477,10 @@ class LinkedLauncher:
         size = int(self.session.snapshot()["hand_sizes"].get(player, 0))
         try:
             self.session.correct(
-                player, size + cards, event=ev if isinstance(ev.get("seq"), int) else None
+                player,
+                size + cards,
+                reason="stray",
+                event=ev if isinstance(ev.get("seq"), int) else None,
             )
         except (IllegalMoveError, UnolaunchError) as exc:
             self.notify(
