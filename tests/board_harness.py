@@ -81,8 +81,11 @@ def start_board(board: str, **kwargs: Any) -> SimBoard:
 class Link:
     """The host side of a simulated launcher's serial port, line by line."""
 
-    def __init__(self, sim: SimBoard, open_timeout: float = 10.0) -> None:
+    def __init__(
+        self, sim: SimBoard, open_timeout: float = 10.0, device: str | None = None
+    ) -> None:
         self.sim = sim
+        self.device = device or sim.port  # (sim.uart_port: the host on the board's UART)
         self.lines: list[bytes] = []  # every line received, in order
         self.events: list[dict[str, Any]] = []
         self._pending: list[dict[str, Any]] = []
@@ -99,7 +102,7 @@ class Link:
         deadline = time.monotonic() + timeout
         while True:
             try:
-                return serial.serial_for_url(self.sim.port, baudrate=115200, timeout=0.05)
+                return serial.serial_for_url(self.device, baudrate=115200, timeout=0.05)
             except (serial.SerialException, OSError, SimError):
                 if time.monotonic() > deadline:
                     raise

@@ -68,6 +68,7 @@ _LONG_FIRST = (
     "tests/test_flash.py::test_reflash_replaces",
     "tests/test_flash.py::test_dry_run_then_flash",
     "tests/test_web_browser.py::",
+    "tests/test_rp2040_micropython.py::",  # MicroPython's own suite: basics alone 70-90 s
 )
 
 

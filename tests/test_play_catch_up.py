@@ -177,6 +177,27 @@ def test_kill_9_at_random_points_of_bursts_then_resume_credits_each_card_once(
     p.close()
 
 
+def test_a_cable_pulled_during_a_burst_asks_for_its_cards(tmp_path: Path, sim: SimBoard) -> None:
+    """The simulated cable takes the board's power with it: the burst's eject never comes
+    and the log is gone, so the table names whose burst it was and asks for its cards."""
+    with open_launcher(sim.port, timeout=10) as client:
+        client.config_set({"burst_weights": [0, 0, 0, 0, 0, 0, 0, 0, 1]})  # 9 cards: long
+    p = _play(tmp_path, sim, "--variant", "attack", "--players", "Ann,Bob", "--dealer", "Bob")
+    try:
+        p.type("Bob> ", "g4")
+        p.at("Ann> ")
+        start = len(sim.hw_events())
+        sim.control("press")
+        sim.wait_hw(lambda e: e.get("hw") == "card", 30, start)  # the table heard the press
+        sim.unplug()  # mid-burst
+        p.expect("unplugged while Ann's burst ran: count the cards that came out and give")
+        sim.replug()
+        p.expect("restored")
+        assert p.state()["hand_sizes"]["Ann"] == 7  # nothing guessed
+    finally:
+        p.close()
+
+
 def test_a_launcher_reset_while_play_was_away_is_said_not_guessed(
     tmp_path: Path, sim: SimBoard
 ) -> None:

@@ -28,6 +28,9 @@ NEW = ["play", "--variant", "attack", "--players", "Ann,Bob"]
         ([*NEW, "--target", "0"], "at least 1"),
         ([*NEW, "--option", "strict_press"], "KEY=VALUE"),
         (["play", "--resume", "--variant", "attack"], "leave out --variant"),
+        (["play", "--resume", "--target", "50"], "leave out --target"),  # issue 22
+        (["play", "--resume", "--option", "strict_press=true"], "leave out --option"),
+        (["play", "--resume", "1", "--dealer", "Ann"], "leave out --dealer"),
         (["play", "--variant", "uno"], "invalid choice"),
     ],
 )
@@ -137,3 +140,42 @@ def test_a_game_whose_web_pages_cannot_start_is_not_saved(run_cli: RunCli, tmp_p
     assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
     listed = run_cli("history", "--json", "--data-dir", tmp_path)
     assert json.loads(listed.stdout) == []
+
+
+def _damage_pages(tmp_path: Path) -> Path:
+    """A games file of 30 games whose middle pages are overwritten (a failing disk)."""
+    with Journal.open(tmp_path) as j:
+        for g in range(30):
+            gid = j.new_game("attack", ["Ann", "Bob"], {}, seed=g)
+            for i in range(40):
+                press = {"by": "Ann", "press": True, "cards": i % 5, "pad": "x" * 80}
+                j.append(gid, "action", press)
+    path = tmp_path / "games.sqlite3"
+    data = bytearray(path.read_bytes())
+    page = 4096
+    middle = len(data) // page // 2
+    data[middle * page : (middle + 2) * page] = b"\xa5" * (2 * page)
+    path.write_bytes(bytes(data))
+    return path
+
+
+def test_damaged_pages_are_found_at_start_and_the_readable_games_recovered(
+    run_cli: RunCli, tmp_path: Path
+) -> None:
+    """Issue 22: a file with damaged pages takes no new game; 'history --recover' keeps
+    every game it can read (the advice never makes them vanish)."""
+    path = _damage_pages(tmp_path)
+    proc = run_cli(*NEW, "--data-dir", tmp_path)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert "damaged" in proc.stderr and "history --recover" in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+    proc = run_cli("history", "--recover", "--data-dir", tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "games.sqlite3.bad").exists() and path.exists()
+    with Journal.open(tmp_path) as j:  # the fresh file passes the check
+        games = j.games()
+        assert 20 <= len(games) <= 30 and "recovered" in proc.stdout
+        whole = [g for g in games if len(j.entries(g.id)) == 40]
+        assert len(whole) >= 20
+    listing = run_cli("history", "--limit", "50", "--data-dir", tmp_path)
+    assert listing.stdout.count("UNO Attack") == len(games)

@@ -119,7 +119,7 @@ def test_bad_input_at_every_prompt_changes_nothing(mk: Player) -> None:
     mk.type("Cy> ", "r5")
     mk.refused("Ann> ", "blah", "not a card")  # a turn
     mk.refused("Ann> ", "r5 g7", "one card at a time")
-    mk.refused("Ann> ", "wild blue", "not a mario-kart card")
+    mk.refused("Ann> ", "wild blue", "not a UNO Mario Kart card")
     mk.refused("Ann> ", "g3", "COM-2")  # parsed, but the engine refuses it
     mk.refused("Ann> ", "catch Zed", "catch whom")
     mk.refused("Ann> ", "undo 99", "can be taken back")
@@ -138,7 +138,7 @@ def test_bad_input_at_every_prompt_changes_nothing(mk: Player) -> None:
     mk.refused("Ann> ", "purple", "")
     mk.type("Ann> ", "red")
     mk.type("Bob> ", "item box g1")  # Green Shell: Bob chooses who draws (MK-16)
-    mk.refused("Bob> ", "Zed", "choose a colour")
+    mk.refused("Bob> ", "Zed", "choose a player")  # a target: players only
     mk.refused("Bob> ", "Bob", "")  # not himself
     mk.type("Bob> ", "Cy")
     mk.type("Cy> ", "fix Cy 1")
@@ -174,10 +174,11 @@ def test_attack_without_launcher_prompts_refuse_bad_input(tmp_path: Path) -> Non
     try:
         p.type("Cy> ", "r5")
         p.type("Ann> ", "press")  # no launcher: it asks how many cards came out
-        for bad in ("lots", "-1", "999"):
+        for bad in ("lots", "-1"):
             p.type("How many cards came out for Ann? ", bad)
             p.expect("✗ type a number")
-        p.type("How many cards came out for Ann? ", "2")
+        p.type("How many cards came out for Ann? ", "999")
+        p.type("a typo? Type the right count", "2")  # ATK-25: more than a burst (issue 22)
         p.at("Bob> ")
         assert p.state()["hand_sizes"]["Ann"] == 9
         p.type("Bob> ", "red hit 2")  # ATK-11

@@ -180,3 +180,39 @@ def test_history_shows_launcher_fouls_and_faults(run_cli: RunCli, tmp_path: Path
     assert "Ann presses the launcher: 2 cards came out" in lines[1]
     assert "launcher: launcher fault: jam" not in out and "launcher: fault: jam" in lines[2]
     assert "launcher: Bob's press (3 cards) did not fit the game (ATK-26)" in lines[3]
+
+
+# Issue 22: more games than shown are counted; times are local; an abandoned game is closed.
+def test_history_says_when_more_games_than_shown(run_cli: RunCli, tmp_path: Path) -> None:
+    _seed_games(tmp_path)
+    proc = run_cli("history", "--limit", "1", "--data-dir", tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "1 older game not shown" in proc.stdout and "--limit 2" in proc.stdout
+    assert "not shown" not in run_cli("history", "--data-dir", tmp_path).stdout
+
+
+def test_history_shows_local_times(run_cli: RunCli, tmp_path: Path) -> None:
+    a, _ = _seed_games(tmp_path)
+    with Journal.open(tmp_path) as j:
+        created = j.game(a).created  # stored in UTC
+    from datetime import datetime, timedelta
+
+    tokyo = (datetime.fromisoformat(created) + timedelta(hours=9)).strftime("%Y-%m-%d %H:%M")
+    proc = run_cli("history", "--data-dir", tmp_path, env={"TZ": "Asia/Tokyo"})
+    assert tokyo in proc.stdout and "(UTC)" not in proc.stdout
+    proc = run_cli("history", str(a), "--data-dir", tmp_path, env={"TZ": "Asia/Tokyo"})
+    assert f"started {tokyo}" in proc.stdout
+
+
+def test_history_abandon_closes_an_unfinished_game(run_cli: RunCli, tmp_path: Path) -> None:
+    a, b = _seed_games(tmp_path)
+    proc = run_cli("history", "--abandon", str(a), "--data-dir", tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert f"game {a} is abandoned" in proc.stdout
+    with Journal.open(tmp_path) as j:
+        assert j.game(a).status == "abandoned" and j.latest_unfinished() is None
+    proc = run_cli("history", "--abandon", str(b), "--data-dir", tmp_path)
+    assert proc.returncode == 1 and "finished already" in proc.stderr
+    line = next(ln for ln in run_cli("history", "--data-dir", tmp_path).stdout.splitlines()
+                if "UNO Attack" in ln)  # fmt: skip
+    assert "abandoned" in line

@@ -180,3 +180,19 @@ def test_after_a_replug_the_table_names_who_it_armed_not_the_clients_stale_armin
     note = t.notes[-1]
     assert "link restored" in note and "Ann" not in note, note
     assert "armed for Bob, 1 press" in note, note
+
+
+def test_atk25_a_card_pulled_out_of_a_jam_is_logged_as_such_not_as_a_fix(tmp_path: Path) -> None:
+    """Issue 22: the history tells a stray card from a typed 'fix'; resume replays it."""
+    from unolaunch.commands.history import log_texts
+    from unolaunch.table.session import Session
+
+    t = Table(tmp_path)
+    t.events(burst("Ann", 1, 0, 0), {"event": "stray", "cards": 1, "n": 1, "player": "Ann"})
+    t.session.correct("Bob", 6)  # a typed fix, for comparison
+    j = t.session.journal
+    texts = log_texts(j.game(t.session.id), j.entries(t.session.id))
+    stray = next(x for x in texts if "Ann now holds 8" in x)
+    assert stray.startswith("launcher: ") and "jam" in stray and "fix" not in stray
+    assert any(x.startswith("fix: Bob now holds 6") for x in texts)
+    assert Session.resume(j, t.session.id).game.state_key() == t.session.game.state_key()

@@ -138,7 +138,7 @@ def test_choices_answer_with_a_colour_or_a_player() -> None:
         ("", Command("show")),
         ("fix Bob 5", Command("fix", ("Bob", 5))),
         ("Bob has 5", Command("fix", ("Bob", 5))),
-        ("cy 0", Command("fix", ("Cy", 0))),
+        ("cy has 0", Command("fix", ("Cy", 0))),
     ],
 )
 def test_table_commands(text: str, command: Command) -> None:
@@ -231,8 +231,10 @@ def test_round_end_hand_as_cards_or_points() -> None:
     assert parse_hand("37", ATK) == 37
     assert parse_hand("37 points", ATK) == 37
     assert parse_hand("none", ATK) == []  # no cards: checked against the hand size (COM-8)
+    # Issue 22: a card's points do not depend on its colour (ATK-1): 'skip' needs none.
+    assert [c[1:] for c in parse_hand("skip skip", ATK)] == ["S", "S"]
     with pytest.raises(ParseError, match="point total"):
-        parse_hand("skip", ATK)  # no colour to match at round end
+        parse_hand("skip lots", ATK)
     with pytest.raises(ParseError):
         parse_hand("", ATK)
 
@@ -296,3 +298,11 @@ def test_atk12_what_went_with_a_discard_all() -> None:
     assert parse_discarded("none", yellow) == []
     with pytest.raises(ParseError, match="r3 is not yellow"):
         parse_discarded("r3", yellow)
+
+
+def test_a_name_and_a_number_asks_a_play_or_a_hand_size() -> None:
+    """Issue 22: 'Cy 0' could be Cy playing a 0 or Cy holding none: asked; 'Cy: 0' is
+    Cy's play (a colon names who did it)."""
+    with pytest.raises(ParseError, match=r"did Cy play a 0 .* or does Cy hold 0 cards"):
+        parse("cy 0", MK)
+    assert parse("Cy: 0", MK) == Move(({"by": "Cy", "play": "r0"},))

@@ -272,7 +272,7 @@ def test_atk15_a_target_who_plays_after_pressing_is_told_so(tmp_path: Path) -> N
 def test_com6_uno_said_stays_shown_after_an_undo(tmp_path: Path) -> None:
     s = _session(tmp_path)
     out = _run(s, ["fix Ann 2", "y7 uno", "Bob: y8", "undo"])
-    last = out.split("· undid 1 action", 1)[1]
+    last = out.split("· undid: Bob plays yellow 8", 1)[1]
     line = next(ln for ln in last.splitlines() if " Ann " in ln and "│" in ln)
     assert "1 UNO" in line and "(1)" not in line
 
@@ -347,7 +347,7 @@ _FORMS: dict[str, list[tuple[tuple[str, ...], str | None, str]]] = {
         (_MK_TURN, None, "item box g7"),
         (_MK_TURN, None, "item box g7 Cy blue"),
         (_MK_TURN, None, "draw"),
-        (("draw",), None, "draw 2"),
+        (_MK_TURN, None, "drew"),  # issue 22: a card taken, never a Draw Two
         (_MK_TURN, None, "pass"),
         (("challenge", "accept"), None, "challenge"),
         (("challenge", "accept"), None, "challenge won"),

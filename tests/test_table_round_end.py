@@ -124,7 +124,11 @@ def test_com8_table_refuses_typos_confirms_the_end_and_undoes_it_after_resume(
         assert j.game(1).status == "finished" and j.game(1).scores == {"Ann": 60, "Bob": 0}
     after = _pp(tmp_path, "--resume", "1")  # a confirmed game too: the end can be undone
     try:
+        after.type("Is that right?", "undo")  # issue 22: a closed game is reopened on a yes
+        after.type("Reopen it and take back its last action?", "no")
+        after.expect("nothing changed: the game stays closed")
         after.type("Is that right?", "undo")
+        after.type("Reopen it and take back its last action?", "yes")
         after.at("Cards left in Bob's hand (5 cards")
         assert after.state()["game_winner"] is None
     finally:

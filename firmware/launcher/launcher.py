@@ -69,7 +69,7 @@ class Launcher:
         self.perf = None  # optional () -> dict of performance figures for `status`
         self.boot_id = info.get("boot")  # random at each boot: `seq` restarts with it
         self.seq = 0  # the last numbered event
-        self.log = [None] * EVENT_LOG  # the ring of the last events, slot seq % EVENT_LOG
+        self.log: list = [None] * EVENT_LOG  # the last events, slot seq % EVENT_LOG
 
     # -- state -----------------------------------------------------------------
     def state(self):

@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from typing import Any
 
 from rich.console import Console
@@ -20,7 +21,7 @@ from unolaunch.table.app import effect_text
 from unolaunch.table.journal import DATA_DIR_ENV, DB_NAME, Entry, GameRecord, Journal, data_dir
 from unolaunch.table.names import shown
 from unolaunch.table.screen import VARIANT_TITLES, card_name, card_names
-from unolaunch.table.session import _new_game
+from unolaunch.table.session import _new_game, engine_action
 
 HELP = "list past games with winner and scores"
 DESCRIPTION = f"""\
@@ -37,6 +38,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("game", nargs="?", type=int, metavar="GAME", help="show this game's log")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.add_argument("--limit", type=count, default=20, metavar="N", help="newest N games (20)")
+    parser.add_argument(
+        "--recover",
+        action="store_true",
+        help="a damaged games file: copy every game it can still read into a fresh one "
+        "(the damaged file is kept as games.sqlite3.bad)",
+    )
+    parser.add_argument(
+        "--abandon",
+        type=int,
+        metavar="GAME",
+        help="close an unfinished game that will not be played on (it stays in the history; "
+        "'play --resume GAME' still continues it)",
+    )
     parser.add_argument(
         "--data-dir",
         metavar="DIR",
@@ -60,6 +74,15 @@ def _record_json(g: GameRecord) -> dict[str, object]:
     }
 
 
+def local_time(stamp: str, seconds: bool = False) -> str:
+    """A stored UTC time (``2026-12-01 15:04:05``) in this computer's local time."""
+    try:
+        when = datetime.fromisoformat(stamp.replace("Z", "")).replace(tzinfo=UTC)
+    except ValueError:
+        return stamp
+    return when.astimezone().strftime("%Y-%m-%d %H:%M" + (":%S" if seconds else ""))
+
+
 def _scores_line(g: GameRecord) -> str:
     return ", ".join(f"{shown(p)} {g.scores.get(p, 0)}" for p in g.players)
 
@@ -73,6 +96,16 @@ def _line(text: str, style: str = "") -> Text:
 def run(args: argparse.Namespace) -> int:
     """List games, or print one game's log (reading only: a listing creates nothing)."""
     path = data_dir(args.data_dir) / DB_NAME
+    if args.abandon is not None:
+        return abandon(args.data_dir, args.abandon)
+    if args.recover:
+        saved, lost, bad = Journal.recover(args.data_dir)
+        cut = f"; {lost} could not be read whole (kept up to the damage)" if lost else ""
+        print(
+            f"recovered {saved} game{'s' * (saved != 1)} into a fresh {path}{cut}; the damaged "
+            f"file is kept as {bad}"
+        )
+        return 0
     if not path.exists():
         if args.game is not None:
             raise UnolaunchError(f"no game {args.game}: no games yet (looked in {path})")
@@ -97,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
             head.append_text(
                 _line(
                     f": {VARIANT_TITLES.get(g.variant, g.variant)}, "
-                    f"{', '.join(g.players)} — started {g.created} UTC, {g.status}"
+                    f"{', '.join(g.players)} — started {local_time(g.created)}, {g.status}"
                     + (f", won by {g.winner}" if g.winner else "")
                 )
             )
@@ -106,10 +139,13 @@ def run(args: argparse.Namespace) -> int:
             for e, what in zip(entries, log_texts(g, entries), strict=True):
                 # One line an entry, never wrapped (a log is read with grep and less too).
                 console.print(
-                    _line(f"{e.seq:>4}  {e.at[11:]}  {what}"), highlight=False, soft_wrap=True
+                    _line(f"{e.seq:>4}  {local_time(e.at, seconds=True)[11:]}  {what}"),
+                    highlight=False,
+                    soft_wrap=True,
                 )
             return 0
-        games = journal.games()[: args.limit]
+        every = journal.games()
+        games = every[: args.limit]
         if args.json:
             print(json.dumps([_record_json(g) for g in games], indent=2))
             return 0
@@ -117,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"No games yet (looked in {journal.path}). Start one with 'unolaunch play'.")
             return 0
         table = Table(title=_line(f"games in {journal.path}"), title_justify="left")
-        for col in ("game", "started (UTC)", "variant", "round", "status", "winner", "scores"):
+        for col in ("game", "started", "variant", "round", "status", "winner", "scores"):
             table.add_column(col)
         for g in games:
             table.add_row(
@@ -125,7 +161,7 @@ def run(args: argparse.Namespace) -> int:
                     _line(cell)
                     for cell in (
                         str(g.id),
-                        g.created[:16],
+                        local_time(g.created),
                         VARIANT_TITLES.get(g.variant, g.variant),
                         str(g.round),
                         g.status,
@@ -135,6 +171,28 @@ def run(args: argparse.Namespace) -> int:
                 )
             )
         Console(width=None if sys.stdout.isatty() else 200).print(table)
+        if len(every) > len(games):
+            more = len(every) - len(games)
+            print(
+                f"{more} older game{'s' * (more != 1)} not shown: 'unolaunch history --limit "
+                f"{len(every)}' lists all {len(every)}"
+            )
+    return 0
+
+
+def abandon(directory: str | None, game_id: int) -> int:
+    """``--abandon GAME``: an unfinished game nobody will play on is closed (it stays in
+    the history; ``play --resume GAME`` still continues it)."""
+    with Journal.open(directory) as journal:
+        g = journal.game(game_id)
+        if g.status != "playing":
+            raise UnolaunchError(f"game {game_id} is {g.status} already; nothing to abandon")
+        with journal.claim(game_id):  # not while it is being played somewhere
+            journal.set_status(game_id, "abandoned")
+    print(
+        f"game {game_id} is abandoned: 'play --resume' no longer picks it "
+        f"('unolaunch play --resume {game_id}' still continues it)"
+    )
     return 0
 
 
@@ -179,7 +237,7 @@ def _replayed(game: Game, kind: str, data: dict[str, Any], in_effect: list[str])
         snap = game.snapshot()
         text = f"round {snap['round']} dealt: {snap['dealer']} deals"
     elif kind == "action":
-        texts = [effect_text(e) for e in game.apply(data)]
+        texts = [effect_text(e) for e in game.apply(engine_action(data))]
         text = _action_text(data, texts)
     else:
         raise ValueError(kind)
@@ -193,6 +251,11 @@ def _action_text(data: dict[str, Any], texts: list[str]) -> str:
     hand size fixed (whoever was awaited when it was typed), the start card turned up."""
     by = str(data.get("by"))
     choose = data.get("choose")
+    if "correct" in data and data.get("reason") == "stray":
+        return (
+            f"launcher: card(s) left the launcher after {by}'s press (pulled out of a jam, or "
+            "carried out by the roller), given to them: " + "; ".join(texts)
+        )
     if "correct" in data:
         return "fix: " + "; ".join(texts)
     if data.get("press"):
@@ -256,6 +319,8 @@ def _note_text(data: dict[str, Any]) -> str:
         if mark.get("caught_up"):
             text += " — caught up: it happened while unolaunch was away"
         return text
+    if data.get("closed"):  # the table said 'yes' at the game's end (issue 22)
+        return "the game's end is confirmed ('yes'): the game is closed"
     said = str(data.get("notice") or data.get("warning") or "")
     return "launcher: " + card_names(said.removeprefix("launcher ").strip())
 

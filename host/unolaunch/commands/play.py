@@ -144,6 +144,20 @@ def run(args: argparse.Namespace) -> int:
         if args.resume is not None:
             if args.variant or args.players:
                 raise UsageError("--resume continues a saved game: leave out --variant/--players")
+            given = [
+                flag
+                for flag, value in (
+                    ("--target", args.target),
+                    ("--option", args.option),
+                    ("--dealer", args.dealer),
+                )
+                if value
+            ]
+            if given:  # never ignored: the game goes on as it was set up (its journal)
+                raise UsageError(
+                    f"--resume continues a saved game as it was set up: leave out "
+                    f"{'/'.join(given)} ('unolaunch history GAME' shows its target and options)"
+                )
             game_id: int | None = args.resume or None
             if game_id is None:
                 latest = journal.latest_unfinished()
@@ -189,11 +203,19 @@ def run(args: argparse.Namespace) -> int:
             from unolaunch.table.launcher import connect
 
             try:
-                table.launcher = connect(
-                    port, session, notify, board=args.board, rp2_dir=args.rp2_dir
-                )
+                launcher = connect(port, session, notify, board=args.board, rp2_dir=args.rp2_dir)
+                table.launcher = launcher
                 if front is not None:
-                    front.follow(table.launcher)
+                    front.follow(launcher)
+                board = launcher.sim
+                if board is not None:  # 'sim jam', 'sim load 40' ... typed at the table
+                    from unolaunch.commands.sim import handle
+
+                    def sim_commands(line: str) -> None:
+                        handle(board, line, lambda text: table.say(f"  · {text}"))
+                        launcher.on_change()  # the pages show the cards inside
+
+                    table.sim_commands = sim_commands
             except LinkError as exc:
                 if args.resume is None and journal.discard_unplayed(session.id):
                     raise UnolaunchError(  # a game that never started: not in the history

@@ -96,6 +96,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "board keeps its whole flash image there, DIR/flash.bin); default: a fresh "
         "temporary copy of the firmware",
     )
+    parser.add_argument(
+        "--uart",
+        type=int,
+        choices=(0, 1),
+        metavar="ID",
+        help="also wire UART ID's pins (0 or 1) to a second serial device, printed on the "
+        "second line of output: the firmware speaks the protocol there too when its "
+        'launcher.json sets "uart_id" to ID (as a USB-serial adapter on a Pico\'s pins would)',
+    )
     add_board_arguments(parser)
 
 
@@ -270,9 +279,13 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
         link=args.link,
         on_hw=reporter,
+        uart=args.uart,
     )
     with sim:
         print(sim.port, flush=True)
+        if args.uart is not None:
+            print(sim.uart_port, flush=True)
+            reporter.say(f"UART{args.uart}'s pins are wired to {sim.uart_port}")
         if args.link:
             reporter.say(f"device {sim.port}, also at {sim.link}")
         reporter.say(f"simulated launcher running; {COMMANDS_HELP}")

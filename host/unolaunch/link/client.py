@@ -904,7 +904,11 @@ class LauncherClient:
                 "count the cards that came out by hand"
             )
         log.info("%s", message)
-        self._emit({"event": "link", "state": "lost", "cause": "disconnected", "message": message})
+        lost: EventDict = {"event": "link", "state": "lost", "cause": "disconnected"}
+        lost["message"] = message
+        if lost_burst is not None:
+            lost["burst"] = dict(lost_burst)  # the press whose eject will never come
+        self._emit(lost)
         if not self.reconnect:
             raise DisconnectedError(
                 message + ": check the cable and run the command again", self.port

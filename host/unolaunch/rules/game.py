@@ -1635,9 +1635,24 @@ class Game:
         for name, size in a.sizes:
             if name not in self._seat:
                 raise self._illegal("ACTION", a, f"unknown player {name!r}")
-            hand = self.hands[self._seat[name]]
+            seat = self._seat[name]
+            w = self.round_winner
+            if self.phase >= ROUND_OVER and (size > 0) == (seat == w):
+                raise self._illegal(
+                    "COM-7",
+                    a,
+                    f"the round is scored already ({self.players[w]} went out): 'undo' takes "
+                    "the score back first",
+                )
+            if size == 0 and w >= 0 and w != seat:
+                raise self._illegal(
+                    "COM-7", a, f"{self.players[w]} went out already: one player goes out a round"
+                )
+            hand = self.hands[seat]
             diff = size - len(hand)
             if diff > 0:
+                if len(self.stock) < diff:
+                    self._refill()  # COM-5 / ATK-22: the discard pile makes a new stock
                 if len(self.stock) < diff:
                     raise self._illegal(
                         "ACTION", a, f"only {len(self.stock)} cards are left in the stock"
@@ -1649,6 +1664,21 @@ class Game:
                     hand.remove(UNKNOWN if UNKNOWN in hand else hand[-1])
                 self.stock.extend([UNKNOWN] * -diff)
             self._note("correct", name, f"{name} now holds {size} card{'s' * (size != 1)}")
+            if seat == w and size > 0:
+                self._not_out(seat)
+            elif size == 0 and w < 0 and self.phase < ROUND_OVER:
+                self._went_out(seat)  # COM-7: a hand of no cards ends the round
+
+    def _not_out(self, seat: int) -> None:
+        """COM-7: a hand size correction gives the round's winner cards: they did not go
+        out, the round goes on (a wild's colour, dropped when they went out, is asked)."""
+        self.round_winner = -1
+        self.pending = [ob for ob in self.pending if ob[0] != OB_REVEAL]
+        if self.color >= 4 and self.discard and self.discard[-1] >> 5 == C.WILD:
+            self.pending.insert(0, (OB_COLOR, seat, 0, 0, "COM-1"))
+        if self._log is not None:
+            who = self.players[seat]
+            self._note("out", who, f"{who} is not out: the round goes on (COM-7)")
 
 
 def _variant_class(variant: str) -> type[Game]:

@@ -64,6 +64,12 @@ class MarioKartGame(Game):
             self.discard.pop()
             self.stock.append(UNKNOWN)
             self.pending.append((OB_TOP, self.dealer, 0, 0, "MK-4"))
+            self._note(
+                "start",
+                self.players[self.dealer],
+                "a Wild Draw Four never starts the pile: shuffle it back into the stock and "
+                "turn another (MK-4)",
+            )
         elif k == C.K_ITEM_BOX:
             self.pending.append((OB_COLOR, self.dealer, 0, 0, "MK-5"))
         elif k == C.REVERSE:

@@ -28,7 +28,11 @@ HwEvent = dict[str, Any]
 #: The largest ``seed`` (the protocol's ``seed`` command takes 0..SEED_MAX).
 SEED_MAX = 0xFFFFFFFF
 
+#: what a host's serial driver holds for a reader that is not reading (beyond: lost)
+_UART_HOST_BUFFER = 64 * 1024
 _HOST_BUFFER_MAX = 64 * 1024
+#: a full port not read from for this long has no host listening (its oldest bytes go)
+_HOST_GONE_S = 2.0
 _SAFE_MODE = b'"event": "safe_mode"'  # the firmware's line (docs/protocol.md)
 
 #: The stdin/control commands every board takes besides the physics' own lines.
@@ -136,11 +140,14 @@ class SimBoard:
         *,
         link: str | os.PathLike[str] | None = None,
         on_hw: Callable[[HwEvent], None] | None = None,
+        uart: int | None = None,
     ) -> None:
         if cards < 0:
             raise SimError(f"cards must be 0 or more, not {cards}")
         if seed is not None and not 0 <= seed <= SEED_MAX:
             raise SimError(f"seed must be 0..{SEED_MAX} (the firmware's seed range), not {seed}")
+        if uart not in (None, 0, 1):
+            raise SimError(f"uart must be 0 or 1 (the RP2040 has UART0 and UART1), not {uart}")
         self._flash_arg = Path(flash_dir) if flash_dir is not None else None
         self._firmware_dir = Path(firmware_dir) if firmware_dir is not None else None
         self._sensor = sensor
@@ -167,6 +174,13 @@ class SimBoard:
         self._thread: threading.Thread | None = None
         self._stopping = False
         self._to_host = bytearray()
+        self._host_full_since: float | None = None  # when the port last filled up
+        # the host on the wires of UART `uart` (TX, RX pins): a second pty, see uart_port
+        self._uart_id = uart
+        self._uart_master: int | None = None
+        self._uart_slave: int | None = None
+        self._uart_device: str | None = None
+        self._to_uart = bytearray()
         self._said_tail = b""  # the end of the firmware's output so far (_watch_output)
 
     # ------------------------------------------------------------------ public API
@@ -176,6 +190,14 @@ class SimBoard:
         if self._device is None:
             raise SimError("the simulated launcher is not running (use it in a 'with' block)")
         return self._device
+
+    @property
+    def uart_port(self) -> str:
+        """Path of the pty wired to the board's UART ``uart`` (its TX to the host, the host's
+        bytes to its RX), as a USB-serial adapter on the Pico's pins would be."""
+        if self._uart_device is None:
+            raise SimError("no UART is wired to a host: start the launcher with uart=0 or 1")
+        return self._uart_device
 
     @property
     def link(self) -> str:
@@ -267,6 +289,50 @@ class SimBoard:
         tmp_link.replace(self._link)  # atomic: a host never sees a half-made link
         self._to_host.clear()
 
+    def _open_uart(self) -> None:
+        if self._uart_id is None:
+            return
+        master, slave = os.openpty()
+        tty.setraw(slave)
+        set_nonblocking(master)
+        self._uart_master, self._uart_slave = master, slave
+        self._uart_device = os.ttyname(slave)
+
+    def _close_uart(self) -> None:
+        close_fd(self._uart_master)
+        close_fd(self._uart_slave)
+        self._uart_master = self._uart_slave = None
+        self._to_uart.clear()
+
+    def _read_uart(self) -> bytes:
+        """Bytes the host on the UART sent (b"" if none)."""
+        if self._uart_master is None:
+            return b""
+        try:
+            return os.read(self._uart_master, 65536)
+        except OSError:  # nothing yet (or no host has it open)
+            return b""
+
+    def _flush_uart(self) -> None:
+        """Bytes the board's UART sent, to its host. A UART has no back-pressure: a host
+        that does not read keeps at most a serial driver's buffer of them (the oldest are
+        lost beyond that); the board never waits for it."""
+        master = self._uart_master
+        if master is None:
+            self._to_uart.clear()
+            return
+        while self._to_uart:
+            try:
+                n = os.write(master, self._to_uart)
+            except BlockingIOError:
+                if len(self._to_uart) > _UART_HOST_BUFFER:
+                    del self._to_uart[: len(self._to_uart) - _UART_HOST_BUFFER]
+                return
+            except OSError:
+                self._to_uart.clear()
+                return
+            del self._to_uart[:n]
+
     def _close_usb(self) -> None:
         if self._link is not None:
             with contextlib.suppress(FileNotFoundError):
@@ -319,8 +385,15 @@ class SimBoard:
             try:
                 n = os.write(self._master_a, self._to_host)
             except BlockingIOError:
-                # Nobody is reading the port: drop the oldest unread output, as a Pico
-                # with no host listening drops what it prints.
+                # The port is full. A host that reads, however slowly (a loaded machine),
+                # gets everything; one that has not read for a while is taken for nobody
+                # listening: drop the oldest unread output, as a Pico with no host listening
+                # drops what it prints.
+                now = time.monotonic()
+                if self._host_full_since is None:
+                    self._host_full_since = now
+                if now - self._host_full_since < _HOST_GONE_S:
+                    return
                 assert self._slave_a is not None
                 try:
                     dropped = os.read(self._slave_a, len(self._to_host))
@@ -334,6 +407,7 @@ class SimBoard:
                     self._to_host.clear()
                 return
             del self._to_host[:n]
+            self._host_full_since = None
 
     # ------------------------------------------------------------------ helpers
 
@@ -454,6 +528,7 @@ class SimBoard:
 
     def _cleanup(self) -> None:
         self._close_usb()
+        self._close_uart()
         for fd in (self._wake_r, self._wake_w):
             if fd >= 0:
                 close_fd(fd)

@@ -105,14 +105,20 @@ class SimulatedLauncher(SimBoard):
         link: str | os.PathLike[str] | None = None,
         on_hw: Callable[[HwEvent], None] | None = None,
         micropython: str | None = None,
+        uart: int | None = None,
     ) -> None:
-        super().__init__(flash_dir, cards, sensor, seed, firmware_dir, link=link, on_hw=on_hw)
+        super().__init__(
+            flash_dir, cards, sensor, seed, firmware_dir, link=link, on_hw=on_hw, uart=uart
+        )
         self._heap = heap
         self._micropython = micropython
         self._jammed = False
         self._held = False  # the button held down (a physical state, kept across boots)
         self._child: UnixPortProcess | None = None
         self._ctl_r = self._ctl_w = self._hw_r = self._hw_w = -1
+        # the UART's wires to the fake machine (simworld: UNOLAUNCH_SIM_UART_RX_FD/TX_FD)
+        self._uart_rx_r = self._uart_rx_w = self._uart_tx_r = self._uart_tx_w = -1
+        self._to_board_uart = bytearray()
 
         # relay state (touched only by the relay thread)
         self._repl = PicoRepl()  # the USB REPL in front of the current process
@@ -154,7 +160,13 @@ class SimulatedLauncher(SimBoard):
             self._wake_r, self._wake_w = os.pipe()
             for fd in (self._hw_r, self._wake_r, self._wake_w, self._ctl_w):
                 set_nonblocking(fd)
+            if self._uart_id is not None:
+                self._uart_rx_r, self._uart_rx_w = os.pipe()
+                self._uart_tx_r, self._uart_tx_w = os.pipe()
+                set_nonblocking(self._uart_rx_w)
+                set_nonblocking(self._uart_tx_r)
             self._open_usb()
+            self._open_uart()
         except BaseException:
             self._cleanup()
             raise
@@ -207,10 +219,11 @@ class SimulatedLauncher(SimBoard):
 
     def _cleanup(self) -> None:
         self._kill_child()
-        for fd in (self._ctl_r, self._ctl_w, self._hw_r, self._hw_w):
+        for fd in (self._ctl_r, self._ctl_w, self._hw_r, self._hw_w, *self._uart_fds()):
             if fd >= 0:
                 close_fd(fd)
         self._ctl_r = self._ctl_w = self._hw_r = self._hw_w = -1
+        self._uart_rx_r = self._uart_rx_w = self._uart_tx_r = self._uart_tx_w = -1
         super()._cleanup()
 
     # ------------------------------------------------------------------ the relay thread
@@ -242,6 +255,12 @@ class SimulatedLauncher(SimBoard):
             rlist.append(child.master)
             if self._repl.wants_to_write:
                 wlist.append(child.master)
+        if self._uart_master is not None:
+            rlist += [self._uart_master, self._uart_tx_r]
+            if self._to_uart:
+                wlist.append(self._uart_master)
+            if self._to_board_uart:
+                wlist.append(self._uart_rx_w)
         timeout = 0.05
         if self._repl.gated or self._restart_at is not None:
             timeout = 0.001
@@ -257,6 +276,8 @@ class SimulatedLauncher(SimBoard):
             self._read_child(child)
         if self._master_a is not None and self._master_a in w:
             self._flush_host()
+        if self._uart_master is not None:
+            self._relay_uart(r, w)
         if self._child is not None and self._child.master in w:
             self._repl.deliver()
         if self._child is not None and (self._hard_reset is not None or self._child.exited()):
@@ -268,6 +289,24 @@ class SimulatedLauncher(SimBoard):
         if self._restart_at is not None and time.monotonic() >= self._restart_at:
             self._restart_at = None
             self._spawn(raw=self._restart_raw, cause=self._restart_cause)
+
+    def _uart_fds(self) -> tuple[int, int, int, int]:
+        return (self._uart_rx_r, self._uart_rx_w, self._uart_tx_r, self._uart_tx_w)
+
+    def _relay_uart(self, r: list[int], w: list[int]) -> None:
+        """The host's UART bytes to the board's RX pipe, its TX pipe's bytes to the host."""
+        assert self._uart_master is not None
+        if self._uart_master in r:
+            self._to_board_uart += self._read_uart()
+        if self._to_board_uart:
+            with contextlib.suppress(BlockingIOError):
+                n = os.write(self._uart_rx_w, self._to_board_uart)
+                del self._to_board_uart[:n]
+        if self._uart_tx_r in r:
+            with contextlib.suppress(BlockingIOError):
+                self._to_uart += os.read(self._uart_tx_r, 65536)
+        if self._to_uart:
+            self._flush_uart()
 
     def _do_command(self, cmd: str) -> None:
         if cmd.startswith("boot:"):
@@ -323,6 +362,9 @@ class SimulatedLauncher(SimBoard):
         env["UNOLAUNCH_SIM_RESET_CAUSE"] = self._reset_kind
         env["UNOLAUNCH_SIM_WDT_REGS"] = ",".join(str(v) for v in self._wdt_regs)
         env["UNOLAUNCH_SIM_BOOT"] = "soft" if self._soft_boot else "hard"
+        if self._uart_id is not None:
+            env["UNOLAUNCH_SIM_UART_RX_FD"] = str(self._uart_rx_r)
+            env["UNOLAUNCH_SIM_UART_TX_FD"] = str(self._uart_tx_w)
         if self._seed is not None:
             env["UNOLAUNCH_SIM_SEED"] = str(self._seed)
         return env
@@ -345,7 +387,8 @@ class SimulatedLauncher(SimBoard):
                 heap=self._heap,
                 cwd=self._flash,
                 env=self._env(),
-                pass_fds=(self._ctl_r, self._hw_w),
+                pass_fds=(self._ctl_r, self._hw_w)
+                + ((self._uart_rx_r, self._uart_tx_w) if self._uart_id is not None else ()),
                 script="main.py" if run_main else None,
             )
         except SimError as exc:

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, Protocol
 
+from rich.cells import cell_len
 from rich.console import Console
 from rich.text import Text
 
@@ -30,6 +31,7 @@ from unolaunch.rules import Effect, IllegalMoveError
 from unolaunch.rules import engine as E
 from unolaunch.table.names import shown
 from unolaunch.table.parse import (
+    VARIANT_NAMES,
     Command,
     Context,
     Move,
@@ -40,6 +42,7 @@ from unolaunch.table.parse import (
     parse_discarded,
     parse_hand,
     table_command,
+    tokens_of,
 )
 from unolaunch.table.screen import VARIANT_TITLES, View, card_name, card_names, render
 from unolaunch.table.session import Session, TableError, actions_in_effect
@@ -98,6 +101,8 @@ class Table:
         self.prompt = ""
         self._readline: Any = None
         self._asking_turn = False  # the prompt waits for the awaited player's move
+        # --port sim: carries out one 'unolaunch sim' command ('jam', 'load 40'), or None
+        self.sim_commands: Callable[[str], None] | None = None
 
     # ------------------------------------------------------------------ output
     def say(self, line: str, style: str | None = None) -> None:
@@ -168,11 +173,12 @@ class Table:
             load = f" ({load_reminder(s)})" if s.variant == "attack" else ""
             return f"{who} deals: which card was turned up to start the pile? (e.g. r5){load}"
         if choice in ("press", "until"):
-            how = (
-                "press the launcher's button"
-                if self.launcher and self.launcher.working()
-                else "type 'press N' with the cards that came out"
-            )
+            if self.launcher and self.launcher.working():
+                how = "press the launcher's button"
+            elif self.launcher and getattr(self.launcher, "fault", None):
+                how = "the launcher is stopped: fix it, then type 'clear'"
+            else:
+                how = "type 'press N' with the cards that came out"
             return f"{who} must press {owed_presses(s, ', ')}: {how}"
         if choice == "challenge":
             return f"{who}: 'challenge' or 'accept' the draw card"
@@ -193,7 +199,8 @@ class Table:
         if "play" in verbs and "pass" in verbs:
             return f"{who}: play one more card, or 'pass'"
         draw = "press" if "press" in verbs else "draw"
-        return f"{who}: play a card (e.g. r5, 'wild blue') or {draw}; 'help' for more"
+        example = _WILD_EXAMPLE.get(s.variant, "wild blue")
+        return f"{who}: play a card (e.g. r5, '{example}') or {draw}; 'help' for more"
 
     def prompt_for(self) -> str:
         """The prompt: the awaited player's name. Once a hand is empty (a phone or the
@@ -349,20 +356,42 @@ class Table:
                 msg = f"{head}: {who} must press the launcher {owed_presses(s, ' and ')}"
                 self.say(f"✗ {card_names(msg)} — the game is unchanged", style="bold red")
                 return
-        self.say(f"✗ {error_text(exc)}", style="bold red")
+        self.say(f"✗ {error_text(exc, self.session)}", style="bold red")
+
+    def instead(self) -> str:
+        """What the player whose turn it is may type (COM-2) — see :func:`instead_text`."""
+        return instead_text(self.session)
 
     def move(self, move: Move) -> None:
         """Apply parsed actions (asking for a press's card count when there is no launcher)."""
         actions = []
         for a in move.actions:
-            if "press" in a and "cards" not in a:
-                if self.launcher is not None and self.launcher.working():
-                    self.say(self.launcher.virtual_press())
-                    return
-                a = dict(a, cards=self.ask_count(a["by"]))
+            if "press" in a:
+                # ATK-26: a press is the presser's, with a launcher or without.
+                self.session.check_action(dict(a, cards=0))
+                working = self.launcher is not None and self.launcher.working()
+                if "cards" not in a:
+                    if self.launcher is not None and working:
+                        self.say(self.launcher.virtual_press())
+                        return
+                    a = dict(a, cards=self.ask_count(a["by"]))
+                elif working and not move.missed:
+                    raise TableError(
+                        "ATK-25: the launcher is working and counts the cards itself: "
+                        f"{a['by']} presses its button. A press it missed (cards came out "
+                        f"unseen): 'missed press {a['cards']}'"
+                    )
+                else:
+                    a = dict(a, cards=self.check_count(a["by"], int(a["cards"])))
             if self._discard_all_unsaid(a):
                 self.session.check_action(dict(a, discarded=[]))  # legal at all? (COM-2)
                 a = dict(a, discarded=self.ask_discarded(a))
+            if a.get("uno") and not self.session.uno_fits(a):
+                a = {k: v for k, v in a.items() if k != "uno"}
+                self.say(
+                    f"  · (UNO is said with the second-to-last card, COM-6: {a['by']} keeps "
+                    "more than one, so it is not recorded)"
+                )
             actions.append(a)
         effects: list[Effect] = []
         applied: list[dict[str, Any]] = []
@@ -419,14 +448,51 @@ class Table:
             return cards
 
     def ask_count(self, who: str) -> int:
-        """No launcher: how many cards came out of a press."""
+        """No launcher: how many cards came out of a press. Enter, 'undo' or 'cancel'
+        records nothing."""
         while True:
-            line = self.ask(f"How many cards came out for {who}? ").strip().lower()
-            if line in ("none", "no", "nothing", "no cards", "zero"):
+            line = self.ask(
+                f"How many cards came out for {who}? (a number, 'none'; Enter cancels) "
+            )
+            word = line.strip().lower()
+            if word in ("", "undo", "cancel", "back", "u", "oops", "q", "quit"):
+                raise TableError(f"the press is not recorded; {who} may press again")
+            if word in ("none", "no", "nothing", "no cards", "zero"):
                 return 0
-            if line.isdigit() and int(line) <= 112:
-                return int(line)
-            self.say("✗ type a number, e.g. 0 (or none) or 3", style="bold red")
+            if word.isdigit() and len(word) <= 3:
+                return self.check_count(who, int(word))
+            self.say("✗ type a number, e.g. 0 (or none) or 3; Enter cancels", style="bold red")
+
+    def check_count(self, who: str, n: int) -> int:
+        """A typed press count larger than one burst can be (the launcher's largest burst)
+        or than the cards inside: a typo? (ATK-25) — asked, as plays are."""
+        with self.session.lock:  # inside, and the discard pile to reload (ATK-22, COM-5)
+            g = self.session.game
+            inside = len(g.stock) + max(0, len(g.discard) - 1)
+        most = getattr(self.launcher, "largest_burst", None) or largest_burst()
+        while n > most or n > inside:
+            why = (
+                f"one press shoots at most {most}"
+                if n > most
+                else f"the launcher and the discard pile hold {inside} cards"
+            )
+            keep = f"'yes' to keep {n}, " if n <= inside else ""
+            line = self.ask(
+                f"{n} cards from one press for {who}? {why}: a typo? Type the right count, "
+                f"{keep}or Enter to cancel: "
+            )
+            word = line.strip().lower()
+            if word in ("y", "yes", "right", "correct") and n <= inside:
+                return n
+            if word in ("", "undo", "cancel", "back", "u", "oops", "no", "n"):
+                raise TableError(f"the press is not recorded; {who} may press again")
+            if word in ("none", "nothing", "zero"):
+                return 0
+            if word.isdigit() and len(word) <= 3:
+                n = int(word)
+                continue
+            self.say(f"✗ type how many cards came out for {who}, e.g. 3", style="bold red")
+        return n
 
     def command(self, cmd: Command) -> None:
         """Table commands: undo, help, fix, uno, clear, quit, show."""
@@ -440,15 +506,17 @@ class Table:
             self.draw()
             return
         if cmd.name == "undo":
-            s.undo(int(cmd.args[0]))
-            keep_uno_said(s)
-            self.log.append(f"undid {cmd.args[0]} action(s)")
-            self.say(f"  · undid {cmd.args[0]} action(s)")
+            self.undo(int(cmd.args[0]))
         elif cmd.name == "fix":
-            self.effects(s.correct(str(cmd.args[0]), int(cmd.args[1])))
+            if not self.fix(str(cmd.args[0]), int(cmd.args[1])):
+                return
         elif cmd.name == "uno":
             self.effects(s.say_uno())
             self.say("  · UNO!")
+        elif cmd.name == "sim":
+            self.sim_control(str(cmd.args[0]))
+            self.draw()
+            return
         elif cmd.name == "clear":
             if self.launcher is None:
                 raise TableError("no launcher is connected; nothing to clear")
@@ -459,6 +527,65 @@ class Table:
         self.sync_launcher()
         self.draw()
 
+    def sim_control(self, line: str) -> None:
+        """``sim ...`` with ``--port sim``: one command of ``unolaunch sim`` for the simulated
+        launcher (jam, unjam, load N, unplug, replug, reset, stall, ...), carried out by
+        :attr:`sim_commands` (set by ``play``, which knows the simulator's commands)."""
+        from unolaunch.sim import SimError
+
+        if self.sim_commands is None:
+            raise TableError(
+                "'sim ...' controls the simulated launcher of '--port sim'; a simulator "
+                "started with 'unolaunch sim --link PATH' takes its commands in its own terminal"
+            )
+        if line.split()[0] in ("quit", "exit"):
+            raise TableError("the simulated launcher stops with the game ('quit')")
+        try:
+            self.sim_commands(line)
+        except SimError as exc:
+            raise TableError(f"sim: {exc}") from None
+        self.say(f"  · (simulated launcher: {line})")
+
+    def undo(self, n: int, after: str = "") -> str:
+        """Take back ``n`` actions and say which, in words (``undid: Ann plays red 7``); the
+        screen's last line becomes that (what the undone actions wrote is gone), and cards
+        a taken-back press shot out go back into the launcher (ATK-25)."""
+        s = self.session
+        taken = actions_in_effect(s.journal.entries(s.id))[-n:] if n > 0 else []
+        s.undo(n)
+        keep_uno_said(s)
+        text = "undid: " + "; ".join(action_text(a, s.variant) for a in reversed(taken))
+        back = sum(int(a.get("cards") or 0) for a in taken if a is not None and "press" in a)
+        if back:
+            text += f" — put the {back} card{'s' * (back != 1)} back into the launcher"
+            board = getattr(self.launcher, "sim", None) if self.launcher is not None else None
+            if board is not None:  # --port sim: the table puts them back itself
+                with contextlib.suppress(UnolaunchError, ValueError):
+                    board.control(f"load {int(board.cards) + back}")
+                    text += " (done: the simulated one holds them again)"
+        if after:
+            text += f": {after}"
+        self.log.append(text)
+        self.warning = None
+        self.say(f"  · {text}")
+        return text
+
+    def fix(self, who: str, n: int) -> bool:
+        """``fix NAME N``: correct a hand size. A hand of no cards ends the round (COM-7):
+        asked first. False when nothing was changed."""
+        s = self.session
+        snap = s.snapshot()
+        if n == 0 and snap["round_winner"] is None and snap["hand_sizes"].get(who) != 0:
+            line = self.ask(
+                f"{who} has no cards: {who} is out and that ends the round (COM-7). "
+                "Is that right? ('yes' / 'no') "
+            )
+            if line.strip().lower() not in ("y", "yes", "right", "ok", "correct"):
+                self.say(f"  · nothing changed: {who} still holds {snap['hand_sizes'][who]}")
+                return False
+        self.effects(s.correct(who, n))
+        return True
+
     def round_end(self) -> None:
         """COM-8: ask the cards (or points) left in each other hand, each checked against
         the hand size the table knows ('fix NAME N' corrects it here), then score."""
@@ -466,36 +593,66 @@ class Table:
         winner = s.snapshot()["awaiting"]["by"]
         ctx = self.context()
         left: dict[str, list[str] | int] = {}
-        for p in s.players:
-            if p == winner:
-                continue
+        others = [p for p in s.players if p != winner]
+        i = 0
+        while i < len(others):
+            p = others[i]
             while True:
                 n = s.snapshot()["hand_sizes"][p]
                 line = self.ask(
                     f"Cards left in {p}'s hand ({n} card{'s' if n != 1 else ''}: the cards, "
-                    "e.g. 'r5 g7 wild', or their points, e.g. 37)? "
+                    f"e.g. 'r5 g7 {_WILD_EXAMPLE.get(s.variant, 'wild').split()[0]}', "
+                    "or their points, e.g. 37)? "
                 )
                 if s.choice() != "reveal":  # reported from another screen meanwhile
                     return
                 try:
                     cmd = table_command(line, ctx)
+                    if cmd is not None and cmd.name == "undo" and left and cmd.args == (1,):
+                        # The last count typed is taken back, not the winning card.
+                        i -= 1
+                        q = others[i]
+                        text = f"undid: {q}'s count ({_left_text(left.pop(q))})"
+                        self.log.append(text)
+                        self.say(f"  · {text}")
+                        p = q
+                        continue
                     if cmd is not None:
                         if self.round_end_command(cmd):
                             return
                         continue
+                    said = tokens_of(line)[:1]
+                    if said and said[0] in _GAME_WORDS:
+                        raise TableError(self.round_ended(winner, said[0], p))
                     value = parse_hand(line, ctx)
                     s.check_left(p, value)
                 except (ParseError, TableError, IllegalMoveError) as exc:
                     self.error(exc)
                     continue
                 left[p] = value
+                warning = overcounted(s, left)
+                if warning:
+                    self.say(f"⚠ {warning}", style="bold yellow")
                 break
+            i += 1
         try:
             self.effects(s.reveal(left))
             self.warning = None  # about what came before the round's end
         except (IllegalMoveError, TableError) as exc:
             self.error(exc)
         self.draw()
+
+    def round_ended(self, winner: str, word: str, asked: str) -> str:
+        """A move typed at the round end's questions: the round has ended (COM-7)."""
+        why = ""
+        if word in ("challenge", "accept", "ch", "chal"):
+            rule = {"mario-kart": "MK-23", "pocket-pizza": "PP-16"}.get(self.session.variant)
+            if rule:
+                why = f"; a last Wild Draw card cannot be challenged ({rule}), its cards are drawn"
+        return (
+            f"the round has ended: {winner} went out (COM-7){why}. Type the cards left in "
+            f"{asked}'s hand or their points; 'undo' takes back the last action"
+        )
 
     def round_end_command(self, cmd: Command) -> bool:
         """A command typed at the round end: True when the round's questions start over
@@ -504,20 +661,22 @@ class Table:
         if cmd.name == "quit":
             raise QuitGame
         if cmd.name == "undo":
-            s.undo(int(cmd.args[0]))
-            keep_uno_said(self.session)
-            self.say(f"  · undid {cmd.args[0]} action(s)")
+            self.undo(int(cmd.args[0]))
             self.draw()
             return True
         if cmd.name == "fix":
-            self.effects(s.correct(str(cmd.args[0]), int(cmd.args[1])))
+            self.fix(str(cmd.args[0]), int(cmd.args[1]))
+            if s.choice() != "reveal":  # COM-7: the winner has cards: the round goes on
+                self.draw()
+                return True
             return False
         if cmd.name == "show":
             self.draw()
             return False
+        wild = _WILD_EXAMPLE.get(s.variant, "wild").split()[0]
         self.say(
-            "Type each card left (r5 g7 wild) or the hand's point total (37); 'none' for no "
-            "cards. 'fix NAME N' corrects a hand size first; 'undo' takes back the last action."
+            f"Type each card left (r5 g7 {wild}) or the hand's point total (37); 'none' for no "
+            "cards. 'fix NAME N' corrects a hand size first; 'undo' takes back the last count."
         )
         return False
 
@@ -536,8 +695,7 @@ class Table:
             return
         if cmd is not None and cmd.name == "undo":
             try:
-                self.session.undo(int(cmd.args[0]))  # back across the round's end
-                keep_uno_said(self.session)
+                self.undo(int(cmd.args[0]))  # back across the round's end
             except TableError as exc:
                 self.error(exc)
             self.draw()
@@ -567,9 +725,9 @@ class Table:
         try:
             cmd = table_command(line, self.context())
             if cmd is not None and cmd.name == "undo":
-                self.session.undo(int(cmd.args[0]))
-                keep_uno_said(self.session)
-                self.say(f"  · undid {cmd.args[0]} action(s): the game goes on")
+                if self.session.closed() and not self.reopen(w):
+                    return False
+                self.undo(int(cmd.args[0]), "the game goes on")
                 self.draw()
                 return False
         except (ParseError, TableError) as exc:
@@ -578,14 +736,46 @@ class Table:
         self.say("✗ type 'yes' to end the game, or 'undo' to take back the last action", "bold red")
         return False
 
+    def reopen(self, winner: str) -> bool:
+        """A game closed with 'yes' (and resumed): ask before 'undo' reopens it."""
+        line = self.ask(
+            f"Game {self.session.id} was closed: {winner} won. Reopen it and take back its "
+            "last action? ('yes' / 'no') "
+        )
+        if line.strip().lower() in ("y", "yes", "reopen", "ok"):
+            return True
+        self.say("  · nothing changed: the game stays closed ('yes' to end here)")
+        return False
+
     def finish(self, snap: dict[str, Any]) -> None:
         """The game is over: final scores."""
         scores = snap["scores"]
         ranked = sorted(scores.items(), key=lambda kv: -kv[1])
         self.say(f"🏆 {snap['game_winner']} wins the game!", style="bold magenta")
+        width = max(cell_len(shown(name)) for name in scores)  # wide letters count twice
         for name, pts in ranked:
-            self.say(f"   {name:<12} {pts:>4}")
+            pad = " " * (width - cell_len(shown(name)))
+            style = "bold" if name == snap["game_winner"] else None
+            self.say(f"   {name}{pad}  {pts:>4}", style=style)
+        with contextlib.suppress(UnolaunchError):  # closed with 'yes': reopening asks first
+            self.session.note({"notice": "the game is over: closed with 'yes'", "closed": True})
         self.say(f"Game {self.session.id} is in 'unolaunch history'.")
+
+
+def largest_burst() -> int:
+    """The most cards one press can shoot: the firmware's default burst weights (ATK-25)."""
+    from unolaunch.fwconfig import pattern_settings
+
+    return len(pattern_settings()["burst_weights"])
+
+
+#: A wild card to show in examples, by variant (a Mario Kart deck has no plain Wild).
+_WILD_EXAMPLE = {"attack": "wild blue", "mario-kart": "wd4 blue", "pocket-pizza": "wild blue"}
+
+#: Words of a move (not a hand's cards) that may be typed at the round end's questions.
+_GAME_WORDS = frozenset(
+    {"challenge", "ch", "chal", "accept", "press", "draw", "drew", "pass", "catch", "play"}
+)
 
 
 #: What the awaited player does, by the kind of decision the engine waits for.
@@ -636,6 +826,7 @@ def owed_presses(session: Session, joint: str) -> str:
                 done += 1
             after = g.awaiting or {}
             over = g.round_winner >= 0
+            presses_next = bool(g.pending) and g.pending[0][0] in (E.OB_PRESS, E.OB_UNTIL)
         except (IllegalMoveError, ValueError):
             return f"{owes} ({rule})"
         finally:
@@ -643,6 +834,8 @@ def owed_presses(session: Session, joint: str) -> str:
                 g.undo(done)
     if over:
         then = "then the round is over"
+    elif presses_next and after.get("by") and after.get("by") != who:
+        then = f"then {after['by']} presses"  # ATK-18: every player presses once in turn
     elif after.get("by") == who and "play" in after.get("verbs", ()):
         then = f"then {who} plays"
     elif rule in _LOSES_TURN:
@@ -715,18 +908,130 @@ def overplayed(session: Session, actions: list[dict[str, Any]]) -> str | None:
     return None
 
 
+def _left_text(value: list[str] | int) -> str:
+    if isinstance(value, int):
+        return f"{value} points"
+    return " ".join(card_name(c) for c in value) or "no cards"
+
+
+def action_text(data: dict[str, Any] | None, variant: str = "") -> str:
+    """A journaled action in words, for what ``undo`` took back: ``Ann plays red 7``,
+    ``Bob's press (3 cards)``, ``Cy draws``, ``fix Bob 5``; ``None`` is a deal."""
+    if data is None:
+        return "the deal of a round"
+    by = str(data.get("by", "?"))
+    if isinstance(data.get("play"), str):
+        text = f"{by} plays {card_name(str(data['play']))}"
+        if data.get("color"):
+            text += f" ({data['color']})"
+        return text + (" and says UNO" if data.get("uno") else "")
+    if "press" in data:
+        k = data.get("cards")
+        return f"{by}'s press" + (f" ({k} card{'s' * (k != 1)})" if isinstance(k, int) else "")
+    if "draw" in data:
+        return f"{by} draws"
+    if "pass" in data:
+        return f"{by} passes"
+    if "challenge" in data:
+        return f"{by} challenges"
+    if "accept" in data:
+        return f"{by} accepts"
+    if "catch" in data:
+        return f"{by} catches {data['catch']}"
+    correct = data.get("correct")
+    if isinstance(correct, dict):
+        if data.get("reason") == "stray":
+            return ", ".join(
+                f"the cards credited to {p} after a press (now {n})" for p, n in correct.items()
+            )
+        return ", ".join(f"fix {p} {n}" for p, n in correct.items())
+    choose = data.get("choose")
+    if isinstance(choose, dict):
+        if "top" in choose:
+            return f"the start card {card_name(str(choose['top']))}"
+        if "hands" in choose or "points" in choose:
+            return "the round's count (the cards left in the hands)"
+        if "color" in choose:
+            return f"{by} names {choose['color']}"
+        if "target" in choose:
+            return f"{by} chooses {choose['target']}"
+        if "turned" in choose:
+            return f"the Item Box's card {card_name(str(choose['turned']))}"
+        if "give" in choose:
+            return f"{by} gives {card_name(str(choose['give']))}"
+        if "won" in choose:
+            return "the challenge's outcome"
+    return f"{by}'s action"
+
+
+def overcounted(session: Session, left: dict[str, list[str] | int]) -> str | None:
+    """At a round's end: a card typed in the hands more often than the deck holds, counting
+    the copies on the discard pile since the last reshuffle (ATK-1, MK-1, PP-1/PP-2), as
+    plays are warned about (:func:`overplayed`). ``None`` when every count fits."""
+    typed = [c for v in left.values() if isinstance(v, list) for c in v if c != "?"]
+    with session.lock:
+        g = session.game
+        pile = [card_code(c) for c in g.discard]
+        deck = {card_code(c): k for c, k in g.composition.items()}
+    for code in dict.fromkeys(typed):
+        seen, held = typed.count(code) + pile.count(code), deck.get(code, 0)
+        if seen > held:
+            return (
+                f"{card_name(code)}: {typed.count(code)} typed in the hands and "
+                f"{pile.count(code)} on the discard pile, but the "
+                f"{VARIANT_TITLES[g.variant]} deck has {held} ({_DECK_RULE.get(g.variant)}): "
+                "a typo? 'undo' takes back the count"
+            )
+    return None
+
+
 def effect_text(effect: Effect) -> str:
     """An engine effect in words — cards by name, not code — without the unknown cards of
     hidden hands (``?``)."""
-    text = re.sub(r"(?: \?)+$", "", str(effect)).replace(" ? to ", " a card to ")
+    text = re.sub(r"(?: \?)+(?= \(|$)", "", str(effect)).replace(" ? to ", " a card to ")
     return card_names(text)
 
 
-def error_text(exc: Exception) -> str:
+def instead_text(s: Session) -> str:
+    """What the player whose turn it is may type (COM-2): a card of the colour, of the
+    number or symbol, a wild, or press/draw."""
+    snap = s.snapshot()
+    aw = snap.get("awaiting") or {}
+    who, verbs = aw.get("by", "?"), aw.get("verbs", ())
+    ways = []
+    if snap.get("color"):
+        ways.append(f"a {snap['color']} card")
+    top = snap.get("top")
+    if top and not str(top).startswith("W"):
+        kind = str(top)[1:]
+        ways.append(f"a {kind}" if kind.isdigit() else f"a {card_name(str(top)).split(' ', 1)[1]}")
+    ways.append("a wild")
+    if "press" in verbs:
+        ways.append("'press'")
+    elif "draw" in verbs:
+        ways.append("'draw'")
+    if "pass" in verbs:
+        ways.append("'pass'")
+    return f"{who} may play {', '.join(ways[:-1])} or {ways[-1]}"
+
+
+#: A variant's id in an engine message (the table says the game's name instead).
+_VARIANT_ID = re.compile(r"(?<![\w'-])(mario-kart|pocket-pizza)(?![\w'-])")
+
+
+def error_text(exc: Exception, session: Session | None = None) -> str:
     """The line the table shows for a refused input (without its ✗): the rule and the
-    reason, cards named in words. The web pages show the same (issue 13)."""
+    reason, cards named in words; with the ``session``, an illegal card or a play out of
+    turn ends with what may be typed instead (COM-2). The web pages show the same."""
     msg = _short_illegal(exc) if isinstance(exc, IllegalMoveError) else str(exc)
-    return card_names(msg)
+    text = _VARIANT_ID.sub(lambda m: VARIANT_NAMES[m.group(0)], card_names(msg))
+    if (
+        session is not None
+        and isinstance(exc, IllegalMoveError)
+        and (exc.rule == "COM-2" or "'s turn, not " in str(exc))
+    ):
+        text += f"; {instead_text(session)}"
+    return text
 
 
 def _short_illegal(exc: IllegalMoveError) -> str:

@@ -24,6 +24,7 @@ file, a read-only folder, a full disk, a failing disk, a file held by another pr
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -58,7 +59,7 @@ CREATE TABLE IF NOT EXISTS games (
     dealer TEXT,                    -- the first dealer
     created TEXT NOT NULL,
     updated TEXT NOT NULL,
-    status TEXT NOT NULL,           -- playing | finished
+    status TEXT NOT NULL,           -- playing | finished | abandoned
     round INTEGER NOT NULL DEFAULT 1,
     scores TEXT NOT NULL,           -- JSON object
     winner TEXT
@@ -179,11 +180,12 @@ def storage_error(exc: sqlite3.Error, path: Path) -> UnolaunchError:
 
 
 def damaged(path: Path, detail: str) -> UnolaunchError:
-    """The games file is damaged: say so, and how to start afresh without losing it."""
+    """The games file is damaged: say so, and how to go on without losing its games."""
     return UnolaunchError(
-        f"the games file {path} is damaged and unreadable ({detail}); move it aside to "
-        f"start a fresh one: mv '{path}' '{path}.bad' (sqlite3's '.recover' can save "
-        "the games in it)"
+        f"the games file {path} is damaged and unreadable in places ({detail}); to go on "
+        f"without losing its games, move it aside with 'unolaunch history --recover': it "
+        f"keeps the file as '{path.name}.bad' and copies every game it can still read into "
+        "a fresh one"
     )
 
 
@@ -251,8 +253,17 @@ class Journal:
                 )
             self._db.executescript(_SCHEMA)
             self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            # Damaged pages: say so before a game is written into them (quick_check reads
+            # every page; a few milliseconds for a file of a thousand games).
+            problems = [str(r[0]) for r in self._db.execute("PRAGMA quick_check(3)")]
         except sqlite3.Error as exc:
+            with contextlib.suppress(sqlite3.Error, AttributeError):
+                self._db.close()
             raise storage_error(exc, self.path) from None
+        if problems != ["ok"]:
+            self._db.close()
+            check = " ".join(problems[0].replace("*** in database main ***", "").split())
+            raise damaged(self.path, f"database disk image is malformed; SQLite's check: {check}")
 
     def _open_read_only(self) -> None:
         # mode=rw, not ro: never creates the file; and only a connection that may write can
@@ -521,6 +532,80 @@ class Journal:
                 "INSERT INTO links (game_id, player, secret, made) VALUES (?, ?, ?, ?)",
                 [(game_id, p, k, now) for p, k in links.items()],
             )
+
+    @staticmethod
+    def recover(directory: str | os.PathLike[str] | None = None) -> tuple[int, int, Path]:
+        """Copy every game a damaged games file still holds readable into a fresh file that
+        takes its place; the damaged file is kept beside it as ``games.sqlite3.bad``.
+        Returns (games saved whole, games lost or cut short, the damaged file's new path).
+        A game whose log cannot be read to its end keeps the entries before the damage."""
+        path = data_dir(directory) / DB_NAME
+        if not path.exists():
+            raise UnolaunchError(f"there is no games file to recover ({path})")
+        bad = path.with_name(path.name + ".bad")
+        if bad.exists():
+            raise UnolaunchError(f"{bad} is there already: move it away first")
+        fresh = path.with_name(path.name + ".recovering")
+        fresh.unlink(missing_ok=True)
+        src = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True)
+        saved = lost = 0
+        try:
+            dst = sqlite3.connect(fresh, isolation_level=None)
+            dst.executescript(_SCHEMA)
+            dst.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            try:
+                ids = [int(r[0]) for r in src.execute("SELECT id FROM games ORDER BY id")]
+            except sqlite3.Error:
+                ids = []
+            for gid in ids:
+                try:
+                    row = src.execute("SELECT * FROM games WHERE id = ?", (gid,)).fetchone()
+                except sqlite3.Error:
+                    lost += 1
+                    continue
+                whole = True
+                entries: list[tuple[Any, ...]] = []
+                try:
+                    for e in src.execute(
+                        "SELECT game_id, seq, kind, data, at FROM entries WHERE game_id = ? "
+                        "ORDER BY seq",
+                        (gid,),
+                    ):
+                        json.loads(e[3])
+                        entries.append(tuple(e))
+                except (sqlite3.Error, ValueError):
+                    whole = False
+                links: list[tuple[Any, ...]] = []
+                with contextlib.suppress(sqlite3.Error):  # the web join links (kept if readable)
+                    links = [
+                        tuple(r)
+                        for r in src.execute(
+                            "SELECT game_id, player, secret, made FROM links WHERE game_id = ?",
+                            (gid,),
+                        )
+                    ]
+                dst.execute("BEGIN")
+                dst.execute(f"INSERT INTO games VALUES ({', '.join('?' * len(row))})", row)
+                dst.executemany("INSERT INTO entries VALUES (?, ?, ?, ?, ?)", entries)
+                dst.executemany("INSERT INTO links VALUES (?, ?, ?, ?)", links)
+                dst.execute("COMMIT")
+                saved += whole
+                lost += not whole
+            dst.close()
+        finally:
+            src.close()
+        for suffix in ("", "-wal", "-shm"):
+            part = path.with_name(path.name + suffix)
+            if part.exists():
+                part.rename(path.with_name(bad.name + suffix))
+        fresh.rename(path)
+        return saved, lost, bad
+
+    def set_status(self, game_id: int, status: str) -> None:
+        """Set a game's status (``abandoned``: closed unfinished); the next entry appended
+        sets it back to ``playing`` or ``finished``."""
+        with self._tx() as db:
+            db.execute("UPDATE games SET status = ? WHERE id = ?", (status, game_id))
 
     def latest_unfinished(self) -> GameRecord | None:
         """The most recently updated game still being played, if any."""

@@ -88,6 +88,7 @@ class LinkedLauncher:
         self.presses = 0
         self.cards_out = 0
         self.fouls = 0
+        self.largest_burst: int | None = None  # from the launcher's configuration
         self._loaded: tuple[Any, bool] | None = None
         #: (boot, seq) of the last numbered launcher event taken in (protocol 3): one at or
         #: below it is a duplicate (a replay, a catch-up) and is never applied again
@@ -114,6 +115,14 @@ class LinkedLauncher:
                 set_mode("hosted")
             except UnolaunchError as exc:
                 self._trouble(exc)
+        config_get = getattr(self.client, "config_get", None)
+        if config_get is not None:
+            # ATK-25: the most cards one press can shoot, by this launcher's own settings
+            # (a typed count above it is asked about as a typo).
+            with contextlib.suppress(UnolaunchError, TypeError, ValueError):
+                weights = config_get().get("burst_weights")
+                if isinstance(weights, list) and weights:
+                    self.largest_burst = len(weights)
         self._thread.start()
         return self
 
@@ -209,6 +218,18 @@ class LinkedLauncher:
         if ev.get("event") == "link" and ev.get("state") == "lost":
             with self._lock:
                 self.connected = False
+            burst = ev.get("burst")
+            who = burst.get("player") if isinstance(burst, dict) else None
+            if isinstance(who, str):
+                # a burst was running: its cards flew out, its eject never comes (the
+                # board lost power with the cable); only the table can count them
+                self.notify(
+                    f"lost the launcher during {who}'s burst",
+                    f"the launcher was unplugged while {who}'s burst ran: count the cards that "
+                    f"came out and give them to {who} with 'fix {who} N'; then plug it back in "
+                    "(it is re-armed by itself)",
+                )
+                return
             self.notify(
                 "lost the launcher",
                 "the launcher is disconnected: plug it back in (it is re-armed by itself); "
@@ -488,7 +509,10 @@ class LinkedLauncher:
         size = int(self.session.snapshot()["hand_sizes"].get(player, 0))
         try:
             self.session.correct(
-                player, size + cards, event=ev if isinstance(ev.get("seq"), int) else None
+                player,
+                size + cards,
+                reason="stray",
+                event=ev if isinstance(ev.get("seq"), int) else None,
             )
         except (IllegalMoveError, UnolaunchError) as exc:
             self.notify(

@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import difflib
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from unolaunch.errors import UnolaunchError
+from unolaunch.table.names import name_key
 
 VARIANTS = ("attack", "mario-kart", "pocket-pizza")
 VARIANT_NAMES = {
@@ -122,6 +124,8 @@ _PHRASES: list[tuple[tuple[str, ...], str]] = [
     (("box",), "WIB"),
     (("wild", "dip", "into", "the", "deck"), "WDD"),
     (("dip", "into", "the", "deck"), "WDD"),
+    (("wild", "dip", "into", "deck"), "WDD"),  # "the" is filler in a play: gone by now
+    (("dip", "into", "deck"), "WDD"),
     (("wild", "dip"), "WDD"),
     (("dip",), "WDD"),
     (("wdd",), "WDD"),
@@ -130,7 +134,6 @@ _PHRASES: list[tuple[tuple[str, ...], str]] = [
     (("hit", "2"), "H2"),
     (("hit2",), "H2"),
     (("h2",), "H2"),
-    (("hit",), "H2"),
     (("discard", "all"), "DA"),
     (("discardall",), "DA"),
     (("discard",), "DA"),
@@ -203,6 +206,7 @@ class Move:
     """One or more actions (scenario-format dicts) to apply in order."""
 
     actions: tuple[dict[str, Any], ...]
+    missed: bool = False  # a press the launcher missed, typed with its cards (ATK-25)
 
 
 @dataclass(frozen=True)
@@ -221,17 +225,29 @@ def tokens_of(text: str, commas: bool = False) -> list[str]:
     """Lower-case words of ``text``; ``Bob:`` -> ``bob``, number words become digits,
     ``draw two`` -> ``draw 2``. Commas are spaces, or (``commas``) ``","`` tokens that end
     a card in a list of cards (``wild, blue skip``)."""
+    text = unicodedata.normalize("NFC", text)  # a pasted or macOS-typed name (Zoe\u0308)
     words = text.replace(",", " , " if commas else " ").replace(":", " ").lower().split()
-    return [str(_NUMBER_WORDS[w]) if w in _NUMBER_WORDS else w for w in words]
+    out: list[str] = []
+    for w in words:
+        glued = _GLUED.match(w)
+        if glued:  # "red7", "blue+2": a colour word glued to its card
+            out += [glued.group(1), glued.group(2)]
+        else:
+            out.append(str(_NUMBER_WORDS[w]) if w in _NUMBER_WORDS else w)
+    return out
+
+
+_GLUED = re.compile(r"^(red|yellow|yel|green|grn|blue|blu)(\d|\+\d|skip|reverse|rev)$")
 
 
 def _player(word: str, players: Sequence[str]) -> str | None:
     """The player named ``word`` (case-insensitive; a unique prefix of 2+ letters works)."""
-    exact = [p for p in players if p.lower() == word]
+    word = name_key(word)
+    exact = [p for p in players if name_key(p) == word]
     if exact:
         return exact[0]
     if len(word) >= 2:
-        prefixed = [p for p in players if p.lower().startswith(word)]
+        prefixed = [p for p in players if name_key(p).startswith(word)]
         if len(prefixed) == 1:
             return prefixed[0]
     return None
@@ -261,14 +277,22 @@ def card_code(text: str, ctx: Context, default_color: bool = True) -> str:
     return codes[0]
 
 
-def _cards_in(toks: list[str], ctx: Context, default_color: bool) -> list[str]:
+def _cards_in(
+    toks: list[str], ctx: Context, default_color: bool, any_colour: bool = False
+) -> list[str]:
     """Every card named in ``toks`` (a list such as ``r5 g7 wild`` or ``r5, wild, b7``:
-    a ``","`` token ends a card)."""
+    a ``","`` token ends a card). ``any_colour``: a card named without its colour (``+2``
+    in a hand at round end, whose points do not depend on it) takes one in turn."""
     cards: list[str] = []
     i = 0
     while i < len(toks):
         if toks[i] == ",":
             i += 1
+            continue
+        if any_colour:
+            free = replace(ctx, color=COLORS[len(cards) % 4])
+            code, _named, i = _next_card(toks, i, free, True)
+            cards.append(code)
             continue
         code, _named, i = _next_card(toks, i, ctx, default_color)
         cards.append(code)
@@ -295,11 +319,21 @@ def _next_card(
     """Read the card starting at ``toks[i]``: its code, the colour named with it when it
     is a wild (``wild blue``, ``blue wild``), and the index after it."""
     pending: str | None = None
+    m = _COMPACT.match(toks[i])
+    if m and not _starts_coloured(toks, i + 1, ctx.variant):
+        # "gR" is the green Reverse, not "gr" (green) before a card: 'gR g7', 'gr 5'
+        return _coloured_code(_COLOR_WORDS[m.group(1)], m.group(2), ctx), None, i + 1
     if toks[i] in _COLOR_WORDS:
         pending = _COLOR_WORDS[toks[i]]
         i += 1
         if i == len(toks) or toks[i] == ",":
             raise ParseError(f"{pending} what? name the card too, e.g. '{pending} 5'")
+        if toks[i] in _COLOR_WORDS:
+            other = _COLOR_WORDS[toks[i]]
+            raise ParseError(
+                f"two colours ({pending}, {other}): name one card, e.g. '{other} 5'"
+                + (f" or 'wild {other}'" if "W" in _WILDS[ctx.variant] else "")
+            )
     tok = toks[i]
     m = _COMPACT.match(tok)
     if m and pending is None:
@@ -323,6 +357,7 @@ def _next_card(
             and i < len(toks)
             and toks[i] in _COLOR_WORDS
             and not _starts_coloured(toks, i + 1, ctx.variant)
+            and not (kind == "WIB" and _COMPACT.match(toks[i]))  # 'item box gR' (MK-13)
         ):
             pending = _COLOR_WORDS[toks[i]]
             i += 1
@@ -353,7 +388,7 @@ def _did_you_mean(word: str, ctx: Context) -> str:
     kinds = _card_kinds(ctx.variant)
     words.update({p[0]: p[0] for p, k in _PHRASES if _resolve_kind(k, ctx.variant) in kinds})
     words.update({p.lower(): p for p in ctx.players})  # typed words are lower-cased
-    close = difflib.get_close_matches(word, list(words), n=1, cutoff=0.6)
+    close = difflib.get_close_matches(word, [w for w in words if w != word], n=1, cutoff=0.6)
     return words[close[0]] if close else ""
 
 
@@ -371,7 +406,7 @@ def _coloured_code(colour: str, kind: str, ctx: Context) -> str:
     if kind.isdigit():
         if int(kind) not in _NUMBERS[ctx.variant]:
             raise ParseError(
-                f"there is no {colour} {kind} in {ctx.variant} "
+                f"there is no {colour} {kind} in {VARIANT_NAMES[ctx.variant]} "
                 f"(numbers {_NUMBERS[ctx.variant].start}-9); type the card you played"
             )
     elif kind not in _COLOURED[ctx.variant]:
@@ -389,8 +424,17 @@ _MEANT = {
 }
 
 
+_HIT_NEXT = (["2"], ["4"], ["fire"])
+
+
 def _match_kind(toks: list[str], i: int, variant: str) -> tuple[str | None, int]:
     """The card kind named by the phrase starting at ``toks[i]``, and how many words it used."""
+    if variant == "attack" and toks[i] == "hit" and toks[i + 1 : i + 2] not in _HIT_NEXT:
+        # ATK-11 or ATK-14: both are "a hit"; guessing would record the wrong presses.
+        raise ParseError(
+            "which hit? a Hit 2 ('hit 2', 'red hit 2', ATK-11) or a Wild Hit 4 "
+            "('hit 4 red', ATK-14)"
+        )
     for phrase, kind in _PHRASES:
         n = len(phrase)
         if tuple(toks[i : i + n]) == phrase:
@@ -424,7 +468,7 @@ def _not_in_deck(code: str, variant: str) -> str:
 
 
 def _a(variant: str) -> str:
-    return ("an " if variant == "attack" else "a ") + variant
+    return ("an " if variant == "attack" else "a ") + VARIANT_NAMES[variant]
 
 
 def _examples(variant: str) -> str:
@@ -446,10 +490,18 @@ def parse(text: str, ctx: Context) -> Parsed:
     if not toks:
         return Command("show")
     by = ctx.awaiting_by
+    named: str | None = None
     # "Bob: r5", "bob r5": an explicit actor.
+    colon = _ACTOR.match(text) is not None  # "Bob: 5" is Bob's move, never a fix
     if len(toks) > 1:
         named = _player(toks[0], ctx.players) if not _is_word(toks[0]) else None
-        if named is not None and toks[1] not in ("has", "=") and not _is_fix(toks):
+        if named is not None and _is_fix(toks) and not colon and ctx.choice != "reveal":
+            n = toks[1]
+            raise ParseError(
+                f"did {named} play a {n} (type '{named}: {n}') or does {named} hold {n} "
+                f"cards (type 'fix {named} {n}')?"
+            )
+        if named is not None and toks[1] not in ("has", "=") and (colon or not _is_fix(toks)):
             by = named
             listed = listed[listed.index(toks[0]) + 1 :]
             toks = toks[1:]
@@ -465,6 +517,12 @@ def parse(text: str, ctx: Context) -> Parsed:
 
     if head in ("press", "p", "pressed"):
         return _press(by, rest, ctx)
+    if head in ("missed", "miss") and rest[:1] in (["press"], ["p"], ["pressed"]):
+        # ATK-25: a press the launcher did not see (its cards came out, or it was off).
+        move = _press(by, rest[1:], ctx)
+        if "cards" not in move.actions[0]:
+            raise ParseError("a missed press is typed with its cards, e.g. 'missed press 3'")
+        return Move(move.actions, missed=True)
     if (
         (head.isdigit() or toks in _NO_CARDS)
         and "press" in ctx.verbs
@@ -472,13 +530,11 @@ def parse(text: str, ctx: Context) -> Parsed:
         and "play" not in ctx.verbs
     ):
         return _press(by, toks, ctx)  # "3": the press shot out three cards; "none": 0
+    taken = _taking(head, rest)
     if ctx.variant == "attack":
-        _not_in_attack(head, rest)
-    if head in ("draw", "d", "drew", "draws") and _is_draw_verb(rest, ctx):
-        n = _count(rest[0]) if rest else 1
-        if n is None or not 1 <= n <= 20:
-            raise ParseError("draw how many? e.g. 'draw' or 'draw 2'")
-        return Move(tuple({"by": by, "draw": True} for _ in range(n)))
+        _not_in_attack(head, rest, taken is not None)
+    if taken is not None:
+        return _draw(by, taken, ctx)
     if head in ("pass", "done", "keep", "end", "ok") and not rest:
         return Move(({"by": by, "pass": True},))
     if head in ("challenge", "ch", "chal", "challenged"):
@@ -486,13 +542,15 @@ def parse(text: str, ctx: Context) -> Parsed:
     if (head in ("accept", "take", "no") and not rest) or toks == ["no", "challenge"]:
         return Move(({"by": by, "accept": True},))
     if head in ("catch", "caught", "c"):
-        return _catch(by, rest, ctx)
+        return _catch(by, rest, ctx, named is not None)
     if head in ("choose", "pick", "name", "target"):
         return _choose(by, rest, ctx)
     if "choose" in ctx.verbs and "play" not in ctx.verbs and len(toks) == 1:
         return _choose(by, toks, ctx)
     return _play(by, listed, ctx)
 
+
+_ACTOR = re.compile(r"^\s*[^\s:,]+\s*:")
 
 _YES = {"yes", "y", "won", "win", "true", "guilty", "held", "right", "succeeded"}
 _NO = {"no", "n", "lost", "lose", "false", "innocent", "clean", "wrong", "failed"}
@@ -532,6 +590,14 @@ def _is_fix(toks: list[str]) -> bool:
 
 def _command(toks: list[str], ctx: Context) -> Command | None:
     head, rest = toks[0], toks[1:]
+    if head == "sim":
+        # --port sim: a control of the simulated launcher ('sim jam', 'sim load 40').
+        if not rest:
+            raise ParseError(
+                "'sim' and a simulator command: sim jam, sim unjam, sim load N, sim unplug, "
+                "sim replug, sim reset, sim stall, sim unstall, sim hold MS, sim press"
+            )
+        return Command("sim", (" ".join(rest),))
     if head in ("undo", "u", "oops", "back"):
         if not rest:
             return Command("undo", (1,))
@@ -571,23 +637,67 @@ def _fix(rest: list[str], ctx: Context) -> Command:
     )
 
 
-def _is_draw_verb(rest: list[str], ctx: Context) -> bool:
-    """``draw`` is the verb; ``draw 2`` at a turn where cards may be played is a Draw Two."""
-    if not rest:
-        return True
-    if rest[-1] in ("cards", "card"):
-        return True
-    if len(rest) == 1 and rest[0].isdigit():
-        owed = "play" not in ctx.verbs
-        return owed or ctx.variant == "attack"
-    return False
+#: Words for taking cards from the stock (PP-6, MK-9): never a Draw card's name.
+_DRAW_WORDS = {"draw", "d", "drew", "draws", "took", "takes", "taken", "drawn"}
+_PICK_WORDS = {"pick", "picked", "picks"}
+_DRAW_FILLER = {"a", "an", "card", "cards", "up", "from", "the", "deck", "stock", "pile", "new"}
+
+
+def _taking(head: str, rest: list[str]) -> list[str] | None:
+    """The words after a verb for taking cards (``draw``, ``drew a card``, ``took 2``,
+    ``pick up``) without filler, or ``None`` when the line is no such verb — a colour or
+    wild named with it makes it a card (``red draw one``, ``draw two green``, PP-9/MK-10)."""
+    if head in _PICK_WORDS:
+        if rest[:1] != ["up"]:
+            return None
+    elif head not in _DRAW_WORDS:
+        return None
+    words = [w for w in rest if w not in _DRAW_FILLER]
+    if any(w in _COLOR_WORDS or w in ("wild", "w") for w in words):
+        return None
+    return words
+
+
+#: The Draw card a player may mean by "draw N", by variant and N.
+_DRAW_CARD = {
+    "mario-kart": {
+        2: ("Draw Two", "'+2' or 'red draw two'", "MK-10"),
+        4: ("Wild Draw Four", "'wd4 blue' or 'wild draw 4 blue'", "MK-12"),
+    },
+    "pocket-pizza": {2: ("Wild Draw 2", "'wd2 blue' or 'wild draw 2 blue'", "PP-12")},
+}
+
+
+def _draw(by: str, words: list[str], ctx: Context) -> Move:
+    """Taking cards: one a turn (PP-6, MK-9). ``draw 2`` where a Draw card could be
+    meant asks which; the cards a Draw card makes a player take are counted already."""
+    n = 1 if not words else (_count(words[0]) if len(words) == 1 else None)
+    if n is None or n < 1:
+        raise ParseError(
+            f"to take a card from the stock type 'draw' (one card a turn); {_examples(ctx.variant)}"
+        )
+    if n == 1:
+        return Move(({"by": by, "draw": True},))
+    if "play" not in ctx.verbs and "draw" in ctx.verbs and n <= 20:
+        return Move(tuple({"by": by, "draw": True} for _ in range(n)))  # owed draws
+    card = _DRAW_CARD.get(ctx.variant, {}).get(n)
+    if card is not None:
+        name, words_for, rule = card
+        raise ParseError(
+            f"did {by} play a {name} ({rule}: type {words_for}) or take cards from the "
+            f"stock ('draw': one card a turn)?"
+        )
+    raise ParseError(
+        f"a turn takes one card from the stock: type 'draw' (the cards a Draw card makes "
+        f"a player take are counted by the table); {_examples(ctx.variant)}"
+    )
 
 
 #: A press that brought out no card: ``none``, ``no cards``, ``nothing``, ``0``.
 _NO_CARDS = (["none"], ["nothing"], ["no"], ["no", "cards"], ["no", "card"])
 
 
-def _not_in_attack(head: str, rest: list[str]) -> None:
+def _not_in_attack(head: str, rest: list[str], taking: bool = False) -> None:
     """Words of the other variants that UNO Attack has no use for, answered with what the
     player meant: there is no challenge (ATK-14) and no drawing — the launcher is the
     stock (ATK-3, ATK-5) — and no Draw Two (ATK-1: the Hit 2)."""
@@ -596,8 +706,8 @@ def _not_in_attack(head: str, rest: list[str]) -> None:
             "there is no challenge in UNO Attack (ATK-14): a Wild Hit 4 is 4 presses for the "
             "next player; type 'press'"
         )
-    if head in ("draw", "d", "drew", "draws"):
-        if rest[:1] == ["2"] and len(rest) == 1:
+    if head in ("draw", "d", "drew", "draws") or taking:
+        if rest[:1] == ["2"] and len(rest) == 1 and head in ("draw", "d"):
             raise ParseError(
                 "there is no Draw Two in UNO Attack: did you mean 'hit 2' (ATK-11)? "
                 "(cards that came out of a press: 'press 2')"
@@ -636,7 +746,7 @@ def _challenge(by: str, rest: list[str], ctx: Context) -> Move:
     return Move((action,))
 
 
-def _catch(by: str, rest: list[str], ctx: Context) -> Move:
+def _catch(by: str, rest: list[str], ctx: Context, named: bool = False) -> Move:
     words = [w for w in rest if w not in _FILLER and w not in ("uno", "not", "saying")]
     if len(words) != 1 or _player(words[0], ctx.players) is None:
         meant = _did_you_mean(words[0], ctx) if words else ""
@@ -648,6 +758,12 @@ def _catch(by: str, rest: list[str], ctx: Context) -> Move:
     caught = _player(words[0], ctx.players)
     assert caught is not None
     catcher = by
+    if catcher == caught and named:
+        others = [p for p in ctx.players if p != caught]
+        raise ParseError(
+            f"{caught} cannot catch themselves (COM-6): who caught {caught}? "
+            f"e.g. '{others[0]} catch {caught}'"
+        )
     if catcher == caught:
         # "catch Bob" typed while Bob is awaited: the catcher is someone else at the table.
         i = ctx.players.index(caught)
@@ -661,8 +777,17 @@ def _choose(by: str, rest: list[str], ctx: Context) -> Move:
         if words[0] in _COLOR_WORDS:
             return Move(({"by": by, "choose": {"color": _COLOR_WORDS[words[0]]}},))
         who = _player(words[0], ctx.players)
-        if who is not None:
+        if who is not None and ctx.choice != "color":
             return Move(({"by": by, "choose": {"target": who}},))
+    if ctx.choice == "color":
+        meant = difflib.get_close_matches(words[0] if words else "", list(COLORS), n=1)
+        hint = f" — did you mean '{meant[0]}'?" if meant else ""
+        raise ParseError(
+            f"{' '.join(words)!r} is not a colour: type red, yellow, green or blue{hint}"
+        )
+    if ctx.choice == "target":
+        others = [p for p in ctx.players if p != by]
+        raise ParseError(f"choose a player: {', '.join(others)}, e.g. '{others[0]}'")
     raise ParseError(
         f"choose a colour ({', '.join(COLORS)}) or a player ({', '.join(ctx.players)}), e.g. 'red'"
     )
@@ -791,7 +916,8 @@ def parse_hand(text: str, ctx: Context) -> list[str] | int:
         return int(toks[0])
     blind = Context(ctx.variant, ctx.players)  # no colour to match: every card names its own
     try:
-        return _cards_in(toks, blind, default_color=False)
+        # Points do not depend on a card's colour (ATK-1, MK-1, PP-1): '+2' is enough.
+        return _cards_in(toks, blind, default_color=False, any_colour=True)
     except ParseError as exc:
         raise ParseError(f"{exc} (or type the hand's point total, e.g. 37)") from None
 
@@ -907,6 +1033,7 @@ def help_text(ctx: Context) -> str:
             "  'press' (the launcher's button); no launcher: 'press 3' = 3 cards came out,"
             " 'press none' = none",
             "  when presses are owed and there is no launcher: '2' or 'none' (cards that came out)",
+            "  a press the working launcher missed: 'missed press 3' (ATK-25)",
             "  'pass' ends the turn after a Skip or Reverse (ATK-8). No drawing, no challenge"
             " (ATK-14): 'press'.",
         ]
@@ -914,8 +1041,9 @@ def help_text(ctx: Context) -> str:
         lines += [
             "UNO Mario Kart: '+2', 'green draw two' (MK-10), 'wd4 red' (MK-12),",
             "  'item box g7' (MK-13: name the card it turned up;",
-            f"  'item box g7 {third} blue': a Green Shell's target, a Bob-omb's colour),"
-            " 'draw', 'draw 2' (owed cards), 'pass'",
+            f"  'item box g7 {third} blue': a Green Shell's target, a Bob-omb's colour), 'pass'",
+            "  'draw' ('drew', 'draw a card', 'pick up': one card from the stock, MK-9; never a"
+            " Draw card)",
             "  a Wild Draw Four: 'challenge', 'challenge won' / 'challenge lost', 'accept'"
             " (MK-20);",
             "  asked the challenge's outcome: 'won' / 'lost'",
@@ -924,10 +1052,13 @@ def help_text(ctx: Context) -> str:
     else:
         lines += [
             "UNO Pocket Pizza Pizza: '+1' (PP-9), 'wd2 red' (PP-12), 'dip blue',"
-            " 'dip blue give g5' (PP-11), 'draw', 'pass'",
+            " 'dip blue give g5' (PP-11), 'pass'",
+            "  'draw' ('drew', 'draw one', 'pick up': one card from the stock, PP-6; the Draw"
+            " One is '+1' or 'red draw one')",
             "  a Wild Draw 2: 'challenge' / 'accept'; asked the card given: 'g5'",
         ]
     lines += [
+        f"'{other}: 5' is {other}'s play; '{other} 5' asks: a play, or a hand size?",
         f"Catch a player who did not say UNO: 'catch {other}' (COM-6).",
         f"Answer a question: a colour ('red', 'choose green'), a player ('{third}'),"
         " the start card ('r5').",
@@ -936,6 +1067,8 @@ def help_text(ctx: Context) -> str:
         "  'show' ('redraw', 'scores', Enter) redraws; 'quit' ('exit', 'q', 'bye') stops here"
         " (--resume later);",
         "  'clear' ('unjam') after clearing a jam or reloading the launcher.",
+        "  --port sim: 'sim jam', 'sim unjam', 'sim load 40', 'sim unplug', 'sim replug',"
+        " 'sim reset', 'sim stall' ... (what 'unolaunch sim' reads)",
         "At a round's end, the cards left in each hand ('r5 g7 wild blue skip') or their",
         "  points (37), 'none' for no cards; they must fit the hand size shown — 'fix NAME N'",
         "  first if it is wrong (COM-8). 'undo' goes back across a round's or the game's end.",

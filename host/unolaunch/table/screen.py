@@ -196,11 +196,15 @@ def render(view: View) -> RenderableType:
         mark = "▶" if p == who else ("D" if p == view.dealer else "")
         n = sizes.get(p)
         cards = Text("?" if n is None else str(n))
-        if n == 1 and p in view.uno_said:
-            cards.append(" UNO", style="bold yellow")
-        elif n == 1 and p == st.get("uno_catchable"):  # COM-6: until the next player begins
-            cards.append(f" no UNO said: 'catch {shown(p)}'", style="bold yellow")
         notes = Text(shown(view.owed.get(p, "")), style="bold cyan")
+        if n == 1 and p in view.uno_said:
+            cards.append(" UNO", style="bold yellow")  # as wide as the column's title
+        elif n == 1 and p == st.get("uno_catchable"):  # COM-6: until the next player begins
+            # In the notes: the cards column keeps its width and the box does not move.
+            notes.append(
+                f"{' ' if notes.plain else ''}no UNO said: 'catch {shown(p)}'",
+                style="bold yellow",
+            )
         if p == turn and who and p != who and not st.get("round_winner"):
             notes.append(" (turn)" if st.get("top") is not None else " (plays first)")
         table.add_row(Text(mark), Text(shown(p)), cards, Text(str(scores.get(p, 0))), notes)

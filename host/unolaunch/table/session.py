@@ -26,7 +26,7 @@ from unolaunch.errors import UnolaunchError, UsageError
 from unolaunch.rules import Effect, Game, IllegalMoveError
 from unolaunch.rules import engine as E
 from unolaunch.table.journal import GameRecord, Journal
-from unolaunch.table.parse import Context
+from unolaunch.table.parse import VARIANT_NAMES, Context
 
 #: What the awaited player is asked for, by the engine's pending obligation.
 _CHOICE = {
@@ -140,7 +140,7 @@ class Session:
     def _replay(self, kind: str, data: dict[str, Any]) -> None:
         g = self.game
         if kind == "action":
-            g.apply(data)
+            g.apply(engine_action(data))
             self._track_uno(data)
         elif kind == "undo":
             g.undo(int(data.get("n", 1)))
@@ -232,7 +232,7 @@ class Session:
         data = dict(action)
         with self.lock:
             self._check_facts(data)
-            effects = self.game.apply(data)
+            effects = self.game.apply(engine_action(data))
             items: list[tuple[str, dict[str, Any]]] = [("action", data)]
             if event is not None:
                 items.append(("note", {"launcher_event": event_mark(event)}))
@@ -311,43 +311,109 @@ class Session:
         with self.lock:
             self.journal.append(self.id, "note", dict(data), **self._summary())
 
-    def say_uno(self) -> list[Effect]:
-        """``uno`` typed just after a play: the last play becomes a play with UNO said
-        (COM-6), journaled as undo + the amended play."""
+    def closed(self) -> bool:
+        """Whether the game was closed with 'yes' at its end (and nothing changed since)."""
         with self.lock:
             entries = self.journal.entries(self.id)
-            last = _last_action(entries)
+        return bool(entries) and entries[-1].kind == "note" and bool(entries[-1].data.get("closed"))
+
+    def say_uno(self) -> list[Effect]:
+        """``uno`` typed just after a play (or after the colour, target or card given that
+        the play asked for): the play becomes a play with UNO said (COM-6), journaled as
+        undo + the amended play + the answers that followed it."""
+        with self.lock:
+            stack = actions_in_effect(self.journal.entries(self.id))
+            after: list[dict[str, Any]] = []
+            while stack and stack[-1] is not None and "choose" in stack[-1]:
+                choose = stack[-1].get("choose") or {}
+                if not any(k in choose for k in ("color", "target", "give")):
+                    break
+                after.insert(0, dict(stack.pop() or {}))
+            last = stack[-1] if stack else None
             if last is None or "play" not in last or last.get("uno"):
                 raise TableError(
                     "say UNO together with the card, e.g. 'r5 uno' (nothing to add it to now)"
                 )
+            if any(a.get("by") != last.get("by") for a in after):
+                raise TableError(  # answers by another player: the play is not the last one
+                    "say UNO together with the card, e.g. 'r5 uno' (nothing to add it to now)"
+                )
+            by = str(last["by"])
+            g = self.game
+            held = len(g.hands[g.players.index(by)]) if by in g.players else 1
+            giving = bool(g.pending) and g.pending[0][0] == E.OB_GIVE and held == 2
+            if held != 1 and not giving:
+                raise TableError(
+                    f"COM-6: UNO is said with the second-to-last card, and {by} holds {held}: "
+                    "nothing changed ('fix' the hand size if it is wrong)"
+                )
             amended = dict(last, uno=True)
-            self.game.undo()
+            n = 1 + len(after)
+            self.game.undo(n)
             try:
                 effects = self.game.apply(amended)
+                for a in after:
+                    effects += self.game.apply(a)
             except IllegalMoveError:
-                self.game.apply(last)
+                self._rebuild()
                 raise TableError(
                     f"{last['by']} did not play their second-to-last card; UNO is said with it"
                 ) from None
             try:
                 self.journal.append_many(
-                    self.id, [("undo", {"n": 1}), ("action", amended)], **self._summary()
+                    self.id,
+                    [("undo", {"n": n}), ("action", amended), *(("action", a) for a in after)],
+                    **self._summary(),
                 )
             except BaseException:
                 self._rebuild()
                 raise
-            self.uno_said.add(str(last["by"]))
+            self.uno_said.add(by)
             self._changed("action", amended)
             return effects
 
+    def uno_fits(self, action: Mapping[str, Any]) -> bool:
+        """COM-6: whether a play said with UNO leaves its player one card (the hand size
+        the table knows, less the card and what a Discard All took with it)."""
+        by = action.get("by")
+        with self.lock:
+            g = self.game
+            if by not in g.players or not isinstance(action.get("play"), str):
+                return True
+            if str(action["play"])[1:] == "TH":
+                return True  # ATK-19: the hand is traded away; who holds what is not known
+            held = len(g.hands[g.players.index(str(by))])
+        discarded = action.get("discarded")
+        with_it = len(discarded) if isinstance(discarded, list) else 0
+        return held - 1 - with_it == 1
+
     def correct(
-        self, player: str, size: int, event: Mapping[str, Any] | None = None
+        self,
+        player: str,
+        size: int,
+        reason: str | None = None,
+        event: Mapping[str, Any] | None = None,
     ) -> list[Effect]:
-        """Correct a hand size (journaled and undoable); ``event``: the launcher event it
-        applies (a ``stray``), as for :meth:`apply`."""
-        by = (self.game.awaiting or {}).get("by") or player
-        return self.apply({"by": by, "correct": {player: size}}, event=event)
+        """Correct a hand size (journaled and undoable). The correction is ``player``'s own
+        (whoever is awaited). COM-7: giving the round's winner cards takes the round's end
+        back; a hand of 0 ends the round (the table confirms that first). ``reason``: why,
+        for the history (``stray``); ``event``: the launcher event it applies, as for
+        :meth:`apply`."""
+        with self.lock:
+            g = self.game
+            if player in g.players:
+                held = len(g.hands[g.players.index(player)])
+                spare = len(g.stock) + max(0, len(g.discard) - 1)  # COM-5: the pile reloads
+                if size > held + spare:
+                    raise TableError(
+                        f"{player} cannot hold {size} cards: with the {spare} cards of the "
+                        f"stock and the discard pile, at most {held + spare}; type "
+                        f"'fix {player} N' with the real count"
+                    )
+            action: dict[str, Any] = {"by": player, "correct": {player: size}}
+            if reason:
+                action["reason"] = reason  # for the history: why the hand changed
+            return self.apply(action, event=event)
 
     def reveal(self, left: Mapping[str, list[str] | int]) -> list[Effect]:
         """Round end: the cards (a list of codes) or point total left in each other hand
@@ -402,7 +468,7 @@ class Session:
                 have = g.composition.get(parse_card(code), 0)
                 if left.count(code) > have:
                     raise TableError(
-                        f"{rule}: the {g.variant} deck has {have} {code}, not "
+                        f"{rule}: the {VARIANT_NAMES[g.variant]} deck has {have} {code}, not "
                         f"{left.count(code)}: type the cards again"
                     )
             return
@@ -411,7 +477,7 @@ class Session:
             most = f"at most {high}" if left > high else f"at least {low}"
             raise TableError(
                 f"{rule}: {cards} {'is' if n == 1 else 'are'} worth {most} points in "
-                f"{g.variant}, not {left}: type the total again; {fix}"
+                f"{VARIANT_NAMES[g.variant]}, not {left}: type the total again; {fix}"
             )
 
     def check_action(self, action: Mapping[str, Any]) -> None:
@@ -420,7 +486,7 @@ class Session:
         data = dict(action)
         with self.lock:
             self._check_facts(data)
-            self.game.apply(data)
+            self.game.apply(engine_action(data))
             self.game.undo()
 
     def _check_facts(self, data: Mapping[str, Any]) -> None:
@@ -457,6 +523,16 @@ class Session:
                     f"hand with it: say which ('{colour} discard all {play[0]}3 {play[0]}9'), "
                     "how many, or none"
                 )
+
+
+#: Keys of a journaled action that are the table's own, not the engine's: ``reason`` of a
+#: hand size correction (``stray``: cards the launcher let out after a press, ATK-25).
+TABLE_KEYS = ("reason",)
+
+
+def engine_action(data: Mapping[str, Any]) -> dict[str, Any]:
+    """A journaled action without the table's own keys (what the engine applies)."""
+    return {k: v for k, v in data.items() if k not in TABLE_KEYS}
 
 
 def arming_for(game: Game) -> Arming | None:

@@ -249,7 +249,7 @@ class TableFront:
         except (ActionFormatError, ParseError) as exc:
             return refused(400, str(exc))
         except IllegalMoveError as exc:
-            return refused(409, error_text(exc), exc.rule)
+            return refused(409, error_text(exc, s), exc.rule)
         except TableError as exc:  # a table fact that cannot be (ATK-12, COM-8)
             return refused(409, error_text(exc))
         except UnolaunchError as exc:  # the journal cannot be written: nothing changed

@@ -250,6 +250,7 @@ class Rp2040Launcher(SimBoard):
         *,
         link: str | os.PathLike[str] | None = None,
         on_hw: Callable[[HwEvent], None] | None = None,
+        uart: int | None = None,
         rp2_dir: str | os.PathLike[str] | None = None,
     ) -> None:
         if seed is not None:
@@ -259,7 +260,9 @@ class Rp2040Launcher(SimBoard):
                 "--seed works on the unix board only: on the rp2040 board send the protocol's "
                 "seed command (the pattern restarts from it), as 'unolaunch demo' does"
             )
-        super().__init__(flash_dir, cards, sensor, seed, firmware_dir, link=link, on_hw=on_hw)
+        super().__init__(
+            flash_dir, cards, sensor, seed, firmware_dir, link=link, on_hw=on_hw, uart=uart
+        )
         self._rp2_dir = rp2_dir
         self._node: subprocess.Popen[bytes] | None = None
         self._to_node = -1
@@ -315,6 +318,7 @@ class Rp2040Launcher(SimBoard):
             self._world = self._make_world()
             self._spawn_node(node, package, files)
             self._open_usb()
+            self._open_uart()
         except BaseException:
             self._cleanup()
             raise
@@ -533,6 +537,10 @@ class Rp2040Launcher(SimBoard):
             rlist.append(self._master_a)
             if self._to_host:
                 wlist.append(self._master_a)
+        if self._uart_master is not None:
+            rlist.append(self._uart_master)
+            if self._to_uart:
+                wlist.append(self._uart_master)
         r, w, _ = select.select(rlist, wlist, [], 0.05)
         if self._wake_r in r:
             with contextlib.suppress(BlockingIOError):
@@ -544,6 +552,13 @@ class Rp2040Launcher(SimBoard):
             self._read_host()
         if self._master_a is not None and self._master_a in w:
             self._flush_host()
+        if self._uart_master is not None and self._uart_master in r:
+            data = self._read_uart()
+            if data:
+                msg = {"op": "uart", "id": self._uart_id, "data": base64.b64encode(data).decode()}
+                self._send(msg)
+        if self._uart_master is not None and self._uart_master in w:
+            self._flush_uart()
         if self._to_node in w:
             self._flush_node()
 
@@ -562,6 +577,10 @@ class Rp2040Launcher(SimBoard):
         elif ev == "usb":
             data = base64.b64decode(msg.get("data", ""))
             self._from_board(data)
+        elif ev == "uart":
+            if msg.get("id") == self._uart_id:  # the other UART's pins go nowhere
+                self._to_uart += base64.b64decode(msg.get("data", ""))
+                self._flush_uart()
         elif ev in ("connected", "disconnected"):
             self._usb_up = ev == "connected"
             if self._usb_up and self._host_in:

@@ -10,10 +10,15 @@
 //   2./3. the USB host queues input without limit and holds OUT arms until it has data (no spin)
 //   3. emulated time is paced to wall time; WFI/WFE jumps to the next alarm
 //   4. GPIO inputs read the world's level or their pull level
-//   5. UART TX interrupt raised per transmitted byte, cleared by ICR (no interrupt storm)
+//   5. UARTs with time: bytes leave at the baud rate through a 32-byte TX FIFO (PL011 flags,
+//      TX interrupt at the trigger level, TX DREQ); host bytes arrive one frame apart
 //   6. watchdog/machine.reset() rebuild a fresh chip (REASON + SCRATCH kept)
 //   8. "stall": IN transfers of the CDC data endpoint are held until "unstall"
 //   9. speed: a faster instruction loop in place of executeInstruction() + clock.tick()
+//  10. CPU flags of ADCS/SBCS/LSLS/LSRS/ASRS/RORS as ARMv6-M says (stock got 4 families wrong)
+//  11. DMA transfers take a clk_sys cycle each; an abort leaves the count at 0
+//  12. SPI frames take their time at the SPI clock (stock: SPI with DMA hung)
+//  13. PIO state machines run on the chip's clock (CLKDIV, delay cycles)
 'use strict';
 
 const fs = require('fs');
@@ -334,6 +339,175 @@ class FlashSSI extends RegisterFile {
 }
 
 // ---------------------------------------------------------------------------------------------
+// 10. CPU flags. rp2040js 1.4.1 computes ADCS/SBCS by folding the carry into an operand
+// (wrong V when that operand is 0x7FFFFFFF), LSLS by register takes bit -1 for shifts of
+// 33-255, and LSRS/ASRS/RORS by register change C for a shift of 0 (issue 26; found with
+// tests/test_rp2040_isa.py against the ARMv6-M rules). armv6mDataProcessing() executes these
+// six instructions (data-processing encoding T1, opcodes 2-7) as ARMv6-M's AddWithCarry() and
+// Shift_C() say; the fast decoder calls it and the stock core is patched to call it too.
+function addWithCarry(core, x, y, carry) {
+  const sum = (x >>> 0) + (y >>> 0) + carry;
+  const result = sum >>> 0;
+  core.N = result >= 0x80000000;
+  core.Z = result === 0;
+  core.C = sum > 0xffffffff;
+  core.V = ((x ^ result) & (y ^ result) & 0x80000000) !== 0; // both operands' sign lost
+  return result;
+}
+function armv6mDataProcessing(core, op) {
+  const R = core.registers;
+  const Rdn = op & 7;
+  const m = R[(op >> 3) & 7];
+  const input = R[Rdn];
+  const kind = (op >> 6) & 0xf;
+  if (kind === 5) {
+    R[Rdn] = addWithCarry(core, input, m, core.C ? 1 : 0); // ADCS
+    return;
+  }
+  if (kind === 6) {
+    R[Rdn] = addWithCarry(core, input, ~m, core.C ? 1 : 0); // SBCS
+    return;
+  }
+  const n = m & 0xff; // shift by register: the bottom byte of Rm; 0 leaves C as it was
+  let result = input >>> 0;
+  let c = core.C;
+  if (n) {
+    switch (kind) {
+      case 2: // LSLS
+        result = n < 32 ? (input << n) >>> 0 : 0;
+        c = n < 32 ? !!((input >>> (32 - n)) & 1) : n === 32 && !!(input & 1);
+        break;
+      case 3: // LSRS
+        result = n < 32 ? input >>> n : 0;
+        c = n < 32 ? !!((input >>> (n - 1)) & 1) : n === 32 && !!(input >>> 31);
+        break;
+      case 4: // ASRS
+        result = (n < 32 ? input >> n : input >> 31) >>> 0;
+        c = !!((input >>> (n < 32 ? n - 1 : 31)) & 1);
+        break;
+      default: {
+        // RORS: C is the result's top bit
+        const r = n & 31;
+        result = r ? ((input >>> r) | (input << (32 - r))) >>> 0 : input >>> 0;
+        c = !!(result >>> 31);
+      }
+    }
+  }
+  R[Rdn] = result;
+  core.N = result >= 0x80000000;
+  core.Z = result === 0;
+  core.C = c;
+}
+// The stock core, for the instructions the fast decoder leaves to it (and every instruction
+// with UNOLAUNCH_RP2_CORE=stock): the same six instructions go to armv6mDataProcessing().
+{
+  const { CortexM0Core } = lib('cortex-m0-core.js');
+  const stockExecute = CortexM0Core.prototype.executeInstruction;
+  CortexM0Core.prototype.executeInstruction = function () {
+    // Take a pending exception first, exactly as the stock core does, and only once.
+    let recheck = false;
+    if (this.interruptsUpdated) {
+      if (this.checkForInterrupts()) this.waiting = false;
+      recheck = this.interruptsUpdated;
+      this.interruptsUpdated = false;
+    }
+    const op = this.readUint16(this.PC & ~1);
+    let cycles;
+    if (op >>> 6 >= 0x102 && op >>> 6 <= 0x107) {
+      this.PC += 2;
+      armv6mDataProcessing(this, op);
+      this.cycles += 1;
+      cycles = 1;
+    } else cycles = stockExecute.call(this);
+    if (recheck) this.interruptsUpdated = true;
+    return cycles;
+  };
+}
+const STOCK_CORE = process.env.UNOLAUNCH_RP2_CORE === 'stock'; // (tests: check the fallback)
+
+// ---------------------------------------------------------------------------------------------
+// 11. DMA with time. Stock rp2040js made each transfer at +0 ns, and an alarm linked at the
+// same time as others runs first, so a DMA chain ran ahead of everything (a 16 KiB copy "took"
+// 9 us; the TX DMA of an SPI transfer outran its RX DMA). A transfer takes one clk_sys cycle,
+// as the RP2040's DMA sustains one transfer per cycle. An abort ends the sequence with the
+// transfer count at 0 (the RP2040 drains a channel by zeroing its counter; stock kept the
+// count it had, so TRANS_COUNT read e.g. 60 after close()).
+{
+  const { RPDMAChannel } = lib('peripherals/dma.js');
+  const TREQ_PERMANENT = 0x3f;
+  RPDMAChannel.prototype.scheduleTransfer = function () {
+    if (this.dma.dreq[this.treqValue] || this.treqValue === TREQ_PERMANENT) {
+      this.transferAlarm.schedule(1e9 / (this.rp2040.clkSys || 125e6));
+    } else {
+      const delay = this.dma.getTimer(this.treqValue);
+      if (delay) this.transferAlarm.schedule(delay * 1000);
+    }
+  };
+  const stockAbort = RPDMAChannel.prototype.abort;
+  RPDMAChannel.prototype.abort = function () {
+    stockAbort.call(this);
+    this.transCount = 0;
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// 13. PIO on the chip's clock. Stock rp2040js ran the state machines off the host's event
+// loop (1000 instructions per setTimeout, whatever their clock dividers and delays), so PIO
+// took no emulated time in one place and far too much in another (I2S at 11025 Hz: 0.4 s of
+// samples took 1.2-1.9 s of chip time). Here each state machine executes one instruction per
+// CLKDIV system clocks (integer and fraction), an instruction's delay cycles stall it, and the
+// PIO block is advanced in 10 us steps of chip time while any machine is enabled.
+{
+  const { RPPIO } = lib('peripherals/pio.js');
+  const PIO_STEP_NS = 10000;
+  RPPIO.prototype.run = function () {
+    if (!this.timedAlarm) {
+      this.timedAlarm = this.rp2040.clock.createAlarm(() => this.timedRun());
+      this.smCredit = [0, 0, 0, 0]; // state machine cycles due, carried between steps
+      this.smStall = [0, 0, 0, 0]; // delay cycles still to wait
+      this.timedScheduled = false;
+    }
+    if (!this.timedScheduled) {
+      this.timedScheduled = true;
+      this.timedAlarm.schedule(PIO_STEP_NS);
+    }
+  };
+  RPPIO.prototype.timedRun = function () {
+    this.timedScheduled = false;
+    if (this.stopped) return;
+    const sysCycles = (PIO_STEP_NS * (this.rp2040.clkSys || 125e6)) / 1e9;
+    for (let i = 0; i < 4; i++) {
+      const m = this.machines[i];
+      if (!m.enabled) {
+        this.smCredit[i] = 0;
+        this.smStall[i] = 0;
+        continue;
+      }
+      let credit = this.smCredit[i] + sysCycles / ((m.clockDivInt || 65536) + m.clockDivFrac / 256);
+      while (credit >= 1) {
+        credit -= 1;
+        if (this.smStall[i] > 0) {
+          this.smStall[i]--;
+          continue;
+        }
+        const before = m.cycles;
+        m.step();
+        this.smStall[i] = Math.max(0, m.cycles - before - 1);
+        this.checkChangedPins();
+      }
+      this.smCredit[i] = credit;
+    }
+    this.run();
+  };
+  const stockStop = RPPIO.prototype.stop;
+  RPPIO.prototype.stop = function () {
+    stockStop.call(this);
+    if (this.timedAlarm) this.timedAlarm.cancel();
+    this.timedScheduled = false;
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
 // 9. Speed: rp2040js's CortexM0Core.executeInstruction() walks one long if/else chain per
 // instruction and reaches SRAM through several range checks, and the run loop called
 // clock.tick() after every instruction. makeFastCore() returns run(), which executes a run of
@@ -438,7 +612,7 @@ function makeFastCore(mcu) {
     while (n < budget && !stopBatch && now < limit) {
       n++;
       let cyc = 1;
-      if (core.interruptsUpdated) cyc = -1;
+      if (core.interruptsUpdated || STOCK_CORE) cyc = -1;
       else {
         const pc = R[15];
         const opcodePC = pc & ~1;
@@ -551,56 +725,14 @@ function makeFastCore(mcu) {
                   core.Z = result === 0;
                   break;
                 }
-                case 2: {
-                  // LSLS (register)
-                  const input = R[Rdn];
-                  const shiftCount = R[Rm] & 0xff;
-                  const result = shiftCount >= 32 ? 0 : input << shiftCount;
-                  R[Rdn] = result;
-                  core.N = !!(result & 0x80000000);
-                  core.Z = result === 0;
-                  if (shiftCount) core.C = !!(input & (1 << (32 - shiftCount)));
-                  break;
-                }
-                case 3: {
-                  // LSRS (register)
-                  const shiftAmount = R[Rm] & 0xff;
-                  const input = R[Rdn];
-                  const result = shiftAmount < 32 ? input >>> shiftAmount : 0;
-                  R[Rdn] = result;
-                  core.N = !!(result & 0x80000000);
-                  core.Z = result === 0;
-                  core.C = shiftAmount <= 32 ? !!((input >>> (shiftAmount - 1)) & 0x1) : false;
-                  break;
-                }
-                case 4: {
-                  // ASRS (register)
-                  const input = R[Rdn];
-                  const shiftN = (R[Rm] & 0xff) < 32 ? R[Rm] & 0xff : 32;
-                  const result = shiftN < 32 ? input >> shiftN : (input & 0x80000000) >> 31;
-                  R[Rdn] = result;
-                  core.N = !!(result & 0x80000000);
-                  core.Z = (result & 0xffffffff) === 0;
-                  core.C = input & (1 << (shiftN - 1)) ? true : false;
-                  break;
-                }
+                case 2: // LSLS (register)
+                case 3: // LSRS (register)
+                case 4: // ASRS (register)
                 case 5: // ADCS
-                  R[Rdn] = core.addUpdateFlags(R[Rm], R[Rdn] + (core.C ? 1 : 0));
-                  break;
                 case 6: // SBCS
-                  R[Rdn] = core.substractUpdateFlags(R[Rdn], R[Rm] + (1 - (core.C ? 1 : 0)));
+                case 7: // RORS
+                  armv6mDataProcessing(core, op);
                   break;
-                case 7: {
-                  // ROR
-                  const input = R[Rdn];
-                  const shift = (R[Rm] & 0xff) % 32;
-                  const result = (input >>> shift) | (input << (32 - shift));
-                  R[Rdn] = result;
-                  core.N = !!(result & 0x80000000);
-                  core.Z = result === 0;
-                  core.C = !!(result & 0x80000000);
-                  break;
-                }
                 case 8: {
                   // TST
                   const result = R[Rdn] & R[Rm];
@@ -1105,16 +1237,20 @@ function buildChip({ reason = 0, scratch = null } = {}) {
     stopBatch = true;
   };
 
-  // 5. UART: the TX FIFO drains instantly; raise TXINTR once per byte sent (the FIFO level
-  // falling to the trigger level), clear it on ICR. Stock re-raised it on every check.
-  mcu.uart.forEach((u, id) => {
-    u.checkInterrupts = function () {
-      this.rp2040.setInterrupt(this.irq, !!(this.interruptStatus & this.interruptMask));
-    };
-    u.onByte = (b) => {
-      uartOut[id].push(b);
-      u.interruptStatus |= UART_TXINTR;
-      u.checkInterrupts();
+  // 5. UART with time (PL011): see timedUart().
+  mcu.uart.forEach((u, id) => timedUart(mcu, u, id));
+
+  // 12. SPI with time: stock finished each frame the moment it left the TX FIFO, so with DMA
+  // the 8-byte RX FIFO overflowed and SPI.write of 32 bytes or more never returned. A frame
+  // now takes its data bits at the SPI clock (clk_peri / (CPSDVSR * (1 + SCR))); the byte
+  // clocked in is the data sent in loopback mode, else 0 (MISO pulled down, nothing there).
+  mcu.spi.forEach((spi) => {
+    let sent = 0;
+    const alarm = mcu.clock.createAlarm(() => spi.completeTransmit(spi.control1 & 1 ? sent : 0));
+    spi.onTransmit = (value) => {
+      sent = value;
+      const hz = spi.clockFrequency;
+      alarm.schedule(hz ? (spi.dataBits * 1e9) / hz : 0);
     };
   });
 
@@ -1181,6 +1317,136 @@ function buildChip({ reason = 0, scratch = null } = {}) {
   chip = c;
   refreshInputs(c);
   return c;
+}
+
+// 5. The UARTs as a PL011 on the wire (stock rp2040js sent every byte at once and raised the
+// TX interrupt on every check: an interrupt storm, and a UART that never makes a write wait).
+// TX: bytes written to DR queue in the TX FIFO (32 deep, 1 with FIFOs off); the transmitter
+// takes the next one when the line is free and it leaves after one frame (start, data bits,
+// parity, stop bits) at the programmed baud rate; only then is it reported to the host. The
+// flags (TXFF, TXFE, BUSY) and the TX interrupt follow: TXINTR is raised when the FIFO level
+// falls to the IFLS trigger level (or empties, FIFOs off) and cleared by ICR or by filling
+// above it; the TX DREQ asks for data while the FIFO has room. RX: host bytes arrive one
+// frame apart (the wire's pace); one that finds the RX FIFO full is lost (overrun).
+const UARTFR_BUSY = 1 << 3;
+const UARTFR_TXFF = 1 << 5;
+const UARTFR_TXFE = 1 << 7;
+const UART_IFLS = 0x34;
+const UART_OEINTR = 1 << 10;
+function timedUart(mcu, u, id) {
+  const clock = mcu.clock;
+  const tx = [];
+  let sending = false; // a frame is on the wire
+  let shifting = 0; // the byte in the transmit shift register
+  let ifls = 0x12; // reset value: both trigger levels at 1/2
+  u.checkInterrupts = function () {
+    mcu.setInterrupt(u.irq, !!(u.interruptStatus & u.interruptMask));
+  };
+  const txDepth = () => (u.fifosEnabled ? 32 : 1);
+  const txTrigger = () => [4, 8, 16, 24, 28][ifls & 7] ?? 16;
+  const frameNs = () => {
+    const div = u.baudDivider;
+    if (!div) return 0; // never programmed: nothing sensible to time it by
+    const lcr = u.lineCtrlRegister;
+    const bits = 1 + u.wordLength + (lcr & 2 ? 1 : 0) + (lcr & 8 ? 2 : 1);
+    return (bits * 16 * div * 1e9) / mcu.clkPeri;
+  };
+  const updateDreq = () => {
+    if (u.enabled && tx.length < txDepth()) mcu.dma.setDREQ(u.dreq.tx);
+    else mcu.dma.clearDREQ(u.dreq.tx);
+  };
+  // The FIFO level fell from `before` to tx.length: raise TXINTR on reaching the trigger.
+  const levelFell = (before) => {
+    const hit = u.fifosEnabled
+      ? before > txTrigger() && tx.length <= txTrigger()
+      : tx.length === 0;
+    if (hit) {
+      u.interruptStatus |= UART_TXINTR;
+      u.checkInterrupts();
+    }
+  };
+  const frameDone = () => {
+    sending = false;
+    uartOut[id].push(shifting);
+    startNext();
+  };
+  const txAlarm = clock.createAlarm(frameDone);
+  const startNext = () => {
+    if (sending || !tx.length || !u.enabled || !u.txEnabled) return;
+    const before = tx.length;
+    shifting = tx.shift();
+    sending = true;
+    levelFell(before);
+    updateDreq();
+    txAlarm.schedule(frameNs());
+  };
+  const stockRead = u.readUint32.bind(u);
+  const stockWrite = u.writeUint32.bind(u);
+  u.readUint32 = (offset) => {
+    if (offset === 0x18) {
+      // UARTFR: the RX bits from the stock FIFO, the TX bits from this one
+      return (
+        (stockRead(offset) & ~(UARTFR_TXFE | UARTFR_TXFF | UARTFR_BUSY)) |
+        (tx.length ? 0 : UARTFR_TXFE) |
+        (tx.length >= txDepth() ? UARTFR_TXFF : 0) |
+        (sending || tx.length ? UARTFR_BUSY : 0)
+      );
+    }
+    if (offset === UART_IFLS) return ifls;
+    return stockRead(offset);
+  };
+  u.writeUint32 = (offset, value) => {
+    if (offset === 0) {
+      if (tx.length < txDepth()) tx.push(value & 0xff); // a full FIFO drops the write
+      if (tx.length > (u.fifosEnabled ? txTrigger() : 0) && u.interruptStatus & UART_TXINTR) {
+        u.interruptStatus &= ~UART_TXINTR; // filled above the trigger level
+        u.checkInterrupts();
+      }
+      updateDreq();
+      startNext();
+      return;
+    }
+    if (offset === UART_IFLS) {
+      ifls = value & 0x3f;
+      return;
+    }
+    stockWrite(offset, value);
+    if (offset === 0x30 || offset === 0x2c) {
+      // UARTCR / UARTLCR_H: enabling may start a queued byte; FIFO depth may change
+      updateDreq();
+      startNext();
+    }
+  };
+  // RX from the host, one frame apart (an alarm that fired still reads "scheduled": own flag).
+  // As on the wire, nothing waits: a byte that comes while the UART or its receiver is off is
+  // lost, and one that finds the RX FIFO full is an overrun (lost, OE raised).
+  let rxPending = false;
+  const rxNext = () => {
+    const queue = uartIn[id];
+    if (!queue.length) return;
+    const b = queue.shift();
+    if (u.enabled && u.rxEnabled) {
+      if (!u.rxFIFO.full) u.feedByte(b);
+      else {
+        u.interruptStatus |= UART_OEINTR;
+        u.checkInterrupts();
+      }
+    }
+    if (queue.length) {
+      rxPending = true;
+      rxAlarm.schedule(Math.max(frameNs(), 1000));
+    }
+  };
+  const rxAlarm = clock.createAlarm(() => {
+    rxPending = false;
+    rxNext();
+  });
+  u.rxKick = () => {
+    if (rxPending) return;
+    rxPending = true;
+    rxAlarm.schedule(0);
+  };
+  updateDreq();
 }
 
 // Feed queued host bytes into an armed OUT endpoint (one packet per arm).
@@ -1484,11 +1750,11 @@ function handle(msg) {
       diag(`unknown op: ${JSON.stringify(msg)}`);
   }
 }
-// UART RX: feed queued bytes as the 32-byte RX FIFO has room
+// UART RX: start the paced delivery of queued host bytes (see timedUart)
 function feedUart(c) {
   if (!c) return;
   c.mcu.uart.forEach((u, id) => {
-    while (uartIn[id].length && !u.rxFIFO.full) u.feedByte(uartIn[id].shift());
+    if (uartIn[id].length) u.rxKick();
   });
 }
 
