@@ -13,6 +13,12 @@ from launcher.sensor import Sensor
 from launcher.version import VERSION
 
 IDLE_MS = 1  # longest wait per loop iteration when there is nothing to do
+# The inputs are sampled once per iteration, so an iteration must stay short however much the
+# host says or asks (issue 20: never more than about 2 ms of chip time unobserved). Output is
+# written for at most WRITE_US per iteration, input read for at most READ_US; what is left
+# goes in the next iterations (launcher/protocol.py, Outbox).
+WRITE_US = 1000
+READ_US = 400
 RESET_DELAY_MS = 100  # lets the `reset` reply leave the USB buffer before the board resets
 REPL_WAIT_MS = 1000  # `repl`: how long the reply may take to leave before the REPL is handed over
 MAX_ERRORS = 20  # unhandled exceptions within ERROR_WINDOW_MS before a reset
@@ -102,6 +108,10 @@ class App:
         self.raw_down_at = -1  # the iteration in which the button contact first closed
         self.press_iters = -1  # loop iterations from contact to motor on, last press
         self.press_ms = -1  # the same in milliseconds
+        # the longest time between two samples of the inputs, since the last `status perf`
+        self.sampled_us = time.ticks_us()
+        self.gap_us_max = 0
+        self.gap_skip = False  # the gap that holds a `status perf` (its gc) is not counted
         self.launcher.perf = self.perf
         self.launcher.button = self.button  # `inputs` reads it
         self.mem_free_boot = 0
@@ -136,9 +146,13 @@ class App:
         (port or self.serial).write(protocol.encode(reply))
 
     def perf(self):
+        gap = self.gap_us_max
+        self.gap_us_max = 0
+        self.gap_skip = True
         gc.collect()
         n = self.iterations or 1
         return {
+            "inputs_gap_us_max": gap,
             "mem_free": gc.mem_free(),
             "mem_free_boot": self.mem_free_boot,
             "mem_alloc": gc.mem_alloc(),
@@ -154,6 +168,13 @@ class App:
         now = time.ticks_ms()
         self.wdt.feed()
         busy = False
+        t = time.ticks_us()
+        gap = time.ticks_diff(t, self.sampled_us)
+        self.sampled_us = t
+        if self.gap_skip:
+            self.gap_skip = False
+        elif gap > self.gap_us_max:
+            self.gap_us_max = gap
         was_raw = self.button._raw
         if self.button.poll(now) == DOWN:
             # the motor starts now, before the press is announced; the burst's deadlines run
@@ -169,11 +190,13 @@ class App:
         if self.sensor is not None:
             self.sensor.poll(time.ticks_us())
         self.launcher.tick(now)
+        # this iteration's output slice (what tick() emitted is written at its end)
+        self.serial.until = time.ticks_add(time.ticks_us(), WRITE_US)
         for port, reader in self.links:
             usb = port is self.serial
             if usb and (self.leave or self.launcher.repl_at is not None or self._holding(now)):
                 continue  # what comes now is the REPL's
-            data = port.read()
+            data = port.read(budget_us=READ_US)
             if data:
                 busy = True
                 if usb:
@@ -184,7 +207,9 @@ class App:
                     self.handle_line(line, time.ticks_ms(), port)
                 if usb and self.takeover.replay is not None:
                     self.leave = "ctrl_c"
-        if self.serial.flush():  # output the port could not take at once, as far as it can now
+        # output the port could not take at once (or this slice had no time for), as far as
+        # it can now; a cut slice goes on next iteration, without the idle wait
+        if self.serial.flush() or self.serial.cut:
             busy = True
         repl_at = self.launcher.repl_at
         if repl_at is not None and (
@@ -235,6 +260,9 @@ class App:
                 self._ctrl_c()
             except Exception as e:
                 self._unhandled(e)
+        if self.serial.closed:  # the unix port's stdin ended: what is queued still goes out
+            self.serial.until = None
+            self.serial.flush()
         return self.leave
 
     def _ctrl_c(self):

@@ -21,7 +21,9 @@ PULL_UP = machine.Pin.PULL_UP
 # completes at once), on a pty while its flip buffers are under their memory limit (so a new
 # one of up to TTY_BUFFER_PAGE, 1792 bytes, can still be had): 256 never waits on either,
 # and is 256 times fewer writes.
-TX_CHUNK = 256 if sys.platform == "linux" else 1
+# The unix board may model the rp2 port's USB instead (`unolaunch sim`: machine.SIM_TX_CHUNK,
+# and machine.sim_usb_write charges each write the chip time it costs on rp2).
+TX_CHUNK = getattr(machine, "SIM_TX_CHUNK", 256 if sys.platform == "linux" else 1)
 
 # The RP2040/RP2350 watchdog block. CTRL through its "atomic clear" alias (+0x3000): the
 # MicroPython WDT cannot be stopped, but the REPL handed over to a flasher must not be cut
@@ -211,8 +213,8 @@ class Uart:
         )
         self.closed = False
 
-    def read(self, limit=512):
-        n = self._uart.any()
+    def read(self, limit=512, budget_us=None):
+        n = self._uart.any()  # one call for all of it: no budget needed
         if not n:
             return b""
         return self._uart.read(min(n, limit)) or b""
@@ -241,14 +243,20 @@ class Serial(Outbox):
         # write of "\r\n") and returns what the port took
         tx = select.poll()
         tx.register(sys.stdout, select.POLLOUT)
-        Outbox.__init__(self, tx, sys.stdout.buffer.write)
+        put = sys.stdout.buffer.write
+        sim = getattr(machine, "sim_usb_write", None)  # never on a real Pico
+        if sim is not None:
+            put = sim(put)
+        Outbox.__init__(self, tx, put, time.ticks_us)
 
     def wait(self, timeout_ms):
         """Sleep until input arrives or timeout_ms passes (the loop's idle)."""
         self._poll.poll(timeout_ms)
 
-    def read(self, limit=512):
-        """Bytes waiting on the port (b"" if none), at most `limit` per call.
+    def read(self, limit=512, budget_us=None):
+        """Bytes waiting on the port (b"" if none), at most `limit` per call, and no more
+        than `budget_us` of reading (the loop's inputs wait meanwhile; the rest stays in
+        the port for the next call).
 
         One byte per poll: stdin's read(n)/readinto() wait for all n bytes, and a loop
         that waits for a line to finish could miss a press or starve the watchdog.
@@ -256,7 +264,10 @@ class Serial(Outbox):
         buf = self._buf
         poll = self._poll.poll
         read = self._in.read
+        start = time.ticks_us()
         while len(buf) < limit and poll(0):
+            if budget_us is not None and time.ticks_diff(time.ticks_us(), start) >= budget_us:
+                break
             c = read(1)
             if not c:
                 self.closed = True  # only on the unix port: the host closed our stdin

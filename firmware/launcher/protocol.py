@@ -117,17 +117,27 @@ class LineReader:
 # lines say where the launcher is now (the last eject, done, a fault), and a reply to a
 # request sent once the host reads again is among them. The line right after a gap carries
 # "dropped": N, the lines lost just before it, so the host knows to ask `status`.
+#
+# Why output goes in slices (issue 20): on rp2 each poll + one-byte write costs about 80 us of
+# chip time (a USB transfer is started per write), so a 200-byte reply written at once kept
+# the loop from its button and beam for 16 ms, and a 2 KB backlog for 170 ms. With a clock
+# (`clock_us`, time.ticks_us) and a deadline (`until`, set by the loop for each iteration) no
+# write starts after the deadline: the rest goes in the next iterations, and the inputs are
+# sampled in between. Without them (unit tests) a flush writes all the port takes.
 class Outbox:
     """Lines (JSON objects) out to a port. `tx`: a select.poll with the port registered for
     POLLOUT - any event means it takes `chunk` bytes now; put(buf): writes bytes, returns how
-    many the port took (0/None: none)."""
+    many the port took (0/None: none); clock_us: () -> ticks_us, for `until`."""
 
     chunk = 1  # bytes per write (board.py: what a POLLOUT promises on this port)
     max_bytes = 2048  # waiting for the host at most (about 10 lines)
 
-    def __init__(self, tx, put):
+    def __init__(self, tx, put, clock_us=None):
         self._tx = tx
         self._put = put
+        self._clock = clock_us
+        self.until = None  # ticks_us after which no write starts (None: no limit)
+        self.cut = False
         self._q: list = []  # lines (bytes, with their newline), oldest first; [0] being sent
         self._size = 0  # bytes in _q
         self._pos = 0  # bytes of _q[0] written
@@ -149,8 +159,10 @@ class Outbox:
         self.flush()
 
     def flush(self):
-        """Write what the port takes now, never waiting; returns the bytes written."""
+        """Write what the port takes now, never waiting, until `until`; returns the bytes
+        written (`cut`: True if the deadline stopped it with lines still waiting)."""
         n = 0
+        self.cut = False
         q = self._q
         while q:
             line = q[0]
@@ -164,6 +176,9 @@ class Outbox:
                     self._size += len(q[0]) - len(line)
                     self._gap = 0
                 continue
+            if self.until is not None and ticks_diff(self._clock(), self.until) >= 0:
+                self.cut = True
+                break  # this iteration's slice is used up: the inputs come first
             ready = False
             for _ in self._tx.ipoll(0):
                 ready = True
