@@ -5,6 +5,7 @@ import time
 
 from launcher import board, config, protocol
 from launcher.button import DOWN, Button
+from launcher.edges import EdgeLog
 from launcher.feedback import Feedback
 from launcher.launcher import Launcher
 from launcher.motor import Motor
@@ -41,7 +42,11 @@ class App:
                 cfg["uart_id"], cfg["uart_tx_pin"], cfg["uart_rx_pin"], cfg["uart_baud"]
             )
             self.links.append((uart, protocol.LineReader()))
-        self.button = Button(board.input_pin(cfg["button_pin"]), cfg["debounce_ms"])
+        # the button and the beam are watched by hard pin IRQs that timestamp their edges
+        # (launcher/edges.py): a busy loop iteration delays a press or a card, never loses it
+        self.watched = []
+        pin = board.input_pin(cfg["button_pin"])
+        self.button = Button(pin, cfg["debounce_ms"], edges=self._watch(pin, time.ticks_ms))
         if config.motor_enabled(cfg):
             self.motor = Motor(
                 board.pwm(cfg["motor_a_pin"], cfg["motor_pwm_hz"]),
@@ -52,10 +57,12 @@ class App:
         self.motor.configure(cfg)
         sensor = None
         if cfg["sensor_pin"] is not None:
+            pin = board.input_pin(cfg["sensor_pin"])
             sensor = Sensor(
-                board.input_pin(cfg["sensor_pin"]),
+                pin,
                 cfg["sensor_blocked_value"],
                 cfg["sensor_min_ms"],
+                edges=self._watch(pin, time.ticks_us),
             )
         self.sensor = sensor
         buzzer = None if cfg["buzzer_pin"] is None else board.pwm(cfg["buzzer_pin"], cfg["beep_hz"])
@@ -115,6 +122,18 @@ class App:
         self.launcher.perf = self.perf
         self.launcher.button = self.button  # `inputs` reads it
         self.mem_free_boot = 0
+
+    def _watch(self, pin, clock):
+        log = EdgeLog()
+        if not board.watch(pin, log, clock):
+            return None  # no IRQ on this pin: sampled by the loop only
+        self.watched.append(pin)
+        return log
+
+    def unwatch(self):
+        for pin in self.watched:
+            board.unwatch(pin)
+        self.watched = []
 
     def emit(self, msg):
         """An event: every port hears it. A heartbeat only goes to a port with nothing
@@ -337,6 +356,7 @@ def main():
             # hand the REPL over: a flasher must not be cut short by a watchdog reset
             board.stop_watchdog()
         if app is not None:
+            app.unwatch()  # the REPL's: no IRQ left running into the launcher's rings
             app.motor.off()
             app.feedback.off()  # no tone left sounding at the REPL
         board.motor_pins_low(cfg)

@@ -9,6 +9,11 @@ import time
 import machine
 import micropython
 
+# a hard IRQ handler cannot allocate: an exception in one needs this to be reported at all
+# (the unix port has no such buffer, and needs none)
+if hasattr(micropython, "alloc_emergency_exception_buf"):
+    micropython.alloc_emergency_exception_buf(100)
+
 from launcher.protocol import Outbox
 
 PIN_IN = machine.Pin.IN
@@ -80,6 +85,30 @@ class NoPWM:
 def input_pin(num):
     """An input with the internal pull-up (button and open-collector beam receiver)."""
     return machine.Pin(num, PIN_IN, PULL_UP)
+
+
+def watch(pin, log, clock):
+    """Timestamp every edge of `pin` into `log` (launcher/edges.py, EdgeLog) with `clock`
+    (time.ticks_ms or ticks_us) from a hard IRQ: it runs the moment the edge happens, even
+    in the middle of a long write or a garbage collection, and allocates nothing. Returns
+    False where the pin takes no IRQ (the loop then samples it)."""
+
+    def edge(p):
+        log.record(clock(), p.value())
+
+    try:
+        pin.irq(edge, machine.Pin.IRQ_FALLING | machine.Pin.IRQ_RISING, hard=True)
+    except Exception:
+        return False
+    return True
+
+
+def unwatch(pin):
+    """No more IRQ on `pin` (the firmware hands the REPL over)."""
+    try:
+        pin.irq(None)
+    except Exception:
+        pass
 
 
 def pwm(num, freq_hz):

@@ -38,6 +38,7 @@ class Pin:
         self._pull = None
         self._handler = None
         self._trigger = 0
+        self._hard = False
         self._out = 0
         self.init(mode, pull, value=value)
 
@@ -86,6 +87,7 @@ class Pin:
     def irq(self, handler=None, trigger=12, hard=False):
         self._handler = handler
         self._trigger = trigger
+        self._hard = hard
         if handler is None:
             WORLD.irq_pins.pop(self.id, None)
         else:
@@ -98,9 +100,12 @@ class Pin:
         if (level and self._trigger & Pin.IRQ_RISING) or (
             not level and self._trigger & Pin.IRQ_FALLING
         ):
-            # rp2 pin IRQs are soft: the handler is scheduled, and the scheduler's queue
-            # holds 8 (MICROPY_SCHEDULER_DEPTH); an edge past that is lost
-            if len(WORLD.sched) < SCHED_DEPTH:
+            # a hard IRQ runs at the edge (the world applies edges as its clock reaches
+            # them); a soft one is scheduled, and the scheduler's queue holds 8
+            # (MICROPY_SCHEDULER_DEPTH): an edge past that is lost
+            if self._hard:
+                self._handler(self)
+            elif len(WORLD.sched) < SCHED_DEPTH:
                 WORLD.sched.append((self._handler, self))
             else:
                 WORLD.sched_lost += 1
