@@ -83,19 +83,34 @@ class Launcher:
         """The level of `pin` as the model drives it, or None if it drives nothing there.
         A read of the pressed button counts as the firmware having seen it."""
         if pin == WIRING["button"]:
-            if self.button_down and self.release_at is not None:
-                if self.seen_from is None:
-                    self.seen_from = self.now_us
-                self.seen_last = self.now_us
+            self._button_seen()
             return self.button_level()
         if pin == WIRING["sensor"]:
             if self.sensor_fitted:
                 self.sensor_read = True
-                if self.beam_seen_from is None:
-                    self.beam_seen_from = self.now_us
-                self.beam_seen_last = self.now_us
+                self._beam_seen_now()
             return self.sensor_level()
         return None
+
+    def present(self):
+        """The firmware ran until now without reading its inputs (busy writing to USB, whose
+        chip time the unix board charges it): for `track_reads` that time counts as if it
+        had looked. A press or a card it was there for and did not watch is lost, as on a
+        chip - only time the machine took the process away is made up for."""
+        self._button_seen()
+        if self.sensor_read:
+            self._beam_seen_now()
+
+    def _button_seen(self):
+        if self.button_down and self.release_at is not None:
+            if self.seen_from is None:
+                self.seen_from = self.now_us
+            self.seen_last = self.now_us
+
+    def _beam_seen_now(self):
+        if self.beam_seen_from is None:
+            self.beam_seen_from = self.now_us
+        self.beam_seen_last = self.now_us
 
     def _set_beam(self, blocked):
         if blocked == self.beam:

@@ -74,6 +74,8 @@ class World:
         self.wdt_fed = 0
         self.timers = []
         self.glitches = 0  # pin reads that will raise (control `glitch [N]`, firmware tests)
+        # chip time a USB write costs on the rp2 port (machine.sim_usb_write), 0: none
+        self.usb_write_us = _env_int("UNOLAUNCH_SIM_USB_WRITE_US", 0)
         self.last_us = time.ticks_us()
         self.now_us = 0  # monotonic microseconds since start (ticks_us wraps)
         self.last_ctl_ms = 0
@@ -128,6 +130,19 @@ class World:
         for t in self.timers:
             t._due(now)
         self.run_scheduled()
+
+    def charge(self, us):
+        """The firmware spends `us` of its clock (real time here) on something it does not
+        watch its inputs during: the mechanics run on meanwhile, pin IRQs fire at their
+        edges, and the time counts as the firmware's own (physics.Launcher.present)."""
+        end = time.ticks_add(time.ticks_us(), us)
+        while True:
+            left = time.ticks_diff(end, time.ticks_us())
+            if left <= 0:
+                break
+            time.sleep_us(left if left < UPDATE_US else UPDATE_US)
+            self.update()
+            self.launcher.present()
 
     def run_scheduled(self):
         """Run the soft-IRQ handlers the pins scheduled (rp2 runs them between bytecodes;
