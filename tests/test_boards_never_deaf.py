@@ -14,13 +14,16 @@ from __future__ import annotations
 
 import contextlib
 import json
+import shutil
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from board_harness import Link, board_link, board_params
+from fw_harness import FIRMWARE
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -75,6 +78,21 @@ def wait_chip_ms(fw: Link, ms: int, timeout: float = 120.0) -> dict[str, Any]:
         time.sleep(0.2)
 
 
+def settled_presses(fw: Link, before: int, want: int) -> int:
+    """The presses counted since ``before``, once ``want`` are or the board's clock has run
+    two more seconds (the unix board holds a press the firmware was descheduled for until it
+    has read it: the last one may end late; a lost press never comes)."""
+    start = fw.request("status", timeout=30)
+    deadline = time.monotonic() + 120
+    status = start
+    while status["presses"] - before < want and time.monotonic() < deadline:
+        if status["uptime_ms"] - start["uptime_ms"] >= 2000:
+            break
+        time.sleep(0.1)
+        status = fw.request("status", timeout=30)
+    return int(status["presses"]) - before
+
+
 def _hosted_unarmed(fw: Link) -> None:
     # a press is then a `foul` (not_armed): it is counted, and it moves no motor
     fw.hello()
@@ -91,19 +109,46 @@ def test_every_press_is_seen_under_a_polling_host(board: str, cmd: str, period_s
     or `config_get` every 250 ms; the launcher counts every one."""
     lengths = [ms for _ in range(PRESS_ROUNDS) for ms in PRESS_LENGTHS_MS]
     with board_link(board) as fw:
-        _hosted_unarmed(fw)
-        before = fw.request("status")["presses"]
-        with polling(fw, cmd, period_s) as sent:
-            for ms in lengths:
-                fw.control(f"press {ms}")  # queued: each follows the last after a gap
-            wait_chip_ms(fw, sum(lengths) + PRESS_GAP_MS * len(lengths) + 500)
-        assert len(sent) >= 3, "the host did not poll"
-        seen = fw.request("status")["presses"] - before
+        seen = presses_under_polling(fw, lengths, cmd, period_s)
         fouls = [ev for ev in fw.events if ev["event"] == "foul"]
         assert seen == len(lengths), (
             f"{seen} of {len(lengths)} presses seen on {board} under {cmd} polling; "
             f"fouls {[ev['n'] for ev in fouls]}"
         )
+
+
+def presses_under_polling(fw: Link, lengths: list[int], cmd: str, period_s: float) -> int:
+    """Presses of ``lengths`` ms while a host polls ``cmd``: how many the launcher counted."""
+    _hosted_unarmed(fw)
+    before = fw.request("status")["presses"]
+    with polling(fw, cmd, period_s) as sent:
+        for ms in lengths:
+            fw.control(f"press {ms}")  # queued: each follows the last after a gap
+        wait_chip_ms(fw, sum(lengths) + PRESS_GAP_MS * len(lengths) + 500)
+        seen = settled_presses(fw, before, len(lengths))
+    assert len(sent) >= 3, "the host did not poll"
+    return seen
+
+
+@BOARD
+def test_both_boards_catch_a_loop_that_stops_watching_while_it_writes(
+    board: str, tmp_path: Path
+) -> None:
+    """Issue 20, item 3: the unix board charges every USB write the chip time it costs on
+    the rp2 port, so the fast tier finds a deaf loop too. The firmware with its pin IRQs
+    off and its output slice unbounded (what it was before issue 20) loses presses under a
+    host polling `config_get`, on both boards."""
+    deaf = tmp_path / "deaf"
+    shutil.copytree(FIRMWARE, deaf, ignore=shutil.ignore_patterns("__pycache__"))
+    app = deaf / "launcher" / "app.py"
+    text = app.read_text()
+    assert "WRITE_US = 1000" in text and "if not board.watch(pin, log, clock):" in text
+    text = text.replace("WRITE_US = 1000", "WRITE_US = 500_000")  # one slice: all of it
+    app.write_text(text.replace("if not board.watch(pin, log, clock):", "if True:"))
+    lengths = [ms for _ in range(PRESS_ROUNDS) for ms in PRESS_LENGTHS_MS]
+    with board_link(board, firmware_dir=deaf) as fw:
+        seen = presses_under_polling(fw, lengths, "config_get", 0.25)
+    assert seen < len(lengths), f"a deaf loop saw all {seen} presses on {board}"
 
 
 @BOARD
@@ -152,7 +197,7 @@ def test_a_press_right_after_unstall_is_seen(board: str) -> None:
             fw.sim.unstall()
             fw.control("press 120")
             wait_chip_ms(fw, 120 + 400)
-        seen = fw.request("status")["presses"] - before
+        seen = settled_presses(fw, before, rounds)
         assert seen == rounds, f"{seen} of {rounds} presses right after unstall seen on {board}"
 
 
