@@ -12,7 +12,14 @@ For each board, measured in one run:
     (``ticks_us``) and by the host's wall clock; on the rp2040 board the ratio says how fast
     the emulated 125 MHz chip runs (x 125 MHz = emulated clock rate, a MIPS-like figure).
 
+  * issue 20, never deaf: the button and beam are watched by hard pin IRQs that timestamp
+    their edges (``inputs_irq`` pins; ``edges_lost``: edges dropped by a full ring, 0), and
+    the longest gap between two loop iterations' looks at them (board clock), which is how
+    late the launcher can act on an input, in three situations: the host polling
+    ``config_get``, presses whose bursts emit events, the backlog written after ``unstall``.
+
     UNOLAUNCH_RP2_DIR=../shared/rp2 python bench/bench_boards.py [--requests 200]
+    ... bench/bench_boards.py --deaf-only    # only the issue 20 figures
 """
 
 from __future__ import annotations
@@ -85,10 +92,18 @@ class Port:
         self.s.close()
 
 
-def _gap_ms(port: Port) -> float:
-    """The longest time the board's inputs went unsampled since the last ``status perf``
-    (the firmware's ``inputs_gap_us_max``), in ms of the board's own clock; resets it."""
-    return float(port.request("status", timeout=60, perf=True)["perf"]["inputs_gap_us_max"]) / 1000
+LOST: dict[str, int] = {}
+
+
+def _gap_ms(port: Port, board: str = "") -> float:
+    """The longest time between two loop iterations' looks at the inputs since the last
+    ``status perf`` (the firmware's ``inputs_gap_us_max``), in ms of the board's own clock;
+    resets it. Also notes the edges the pin IRQs had to drop (``edges_lost``)."""
+    perf = port.request("status", timeout=60, perf=True)["perf"]
+    if board:
+        LOST[board] = int(perf["edges_lost"])
+        LOST[board + "_irq"] = int(perf["inputs_irq"])
+    return float(perf["inputs_gap_us_max"]) / 1000
 
 
 def _drain(port: Port, quiet: float, until: bytes | None = None, limit: float = 60) -> None:
@@ -135,7 +150,9 @@ def measure_deaf(board: str, requests: int = 20) -> dict[str, Any]:
         time.sleep(1.5 if board == "rp2040" else 0.5)
         sim.unstall()
         _drain(port, 2.0 if board == "rp2040" else 0.5)
-        out["deaf_backlog_ms"] = _gap_ms(port)
+        out["deaf_backlog_ms"] = _gap_ms(port, board)
+        out["edges_lost"] = LOST[board]
+        out["inputs_irq"] = LOST[board + "_irq"]
         port.close()
     finally:
         sim.close()
@@ -226,9 +243,11 @@ def main() -> None:
     else:
         results = {b: {**measure(b, args.requests), **measure_deaf(b)} for b in boards}
     rows = [
-        ("inputs unobserved, polled config_get", "deaf_replying_ms", "{:.2f} ms"),
-        ("inputs unobserved, bursts' events", "deaf_burst_events_ms", "{:.2f} ms"),
-        ("inputs unobserved, backlog on unstall", "deaf_backlog_ms", "{:.2f} ms"),
+        ("inputs watched by pin IRQs", "inputs_irq", "{} pins"),
+        ("  edges the IRQs dropped", "edges_lost", "{}"),
+        ("longest loop gap, polled config_get", "deaf_replying_ms", "{:.2f} ms"),
+        ("longest loop gap, bursts' events", "deaf_burst_events_ms", "{:.2f} ms"),
+        ("longest loop gap, backlog on unstall", "deaf_backlog_ms", "{:.2f} ms"),
         ("start -> first hello", "start_to_hello_s", "{:.2f} s"),
         ("press -> motor on (board ms)", "press_to_motor_ms", "{} ms"),
         ("press -> motor on (iterations)", "press_to_motor_iters", "{}"),

@@ -170,8 +170,14 @@ class App:
         self.gap_skip = True
         gc.collect()
         n = self.iterations or 1
+        lost = 0
+        for dev in (self.button, self.sensor):
+            if dev is not None and dev.edges is not None:
+                lost += dev.edges.lost()
         return {
             "inputs_gap_us_max": gap,
+            "inputs_irq": len(self.watched),
+            "edges_lost": lost,
             "mem_free": gc.mem_free(),
             "mem_free_boot": self.mem_free_boot,
             "mem_alloc": gc.mem_alloc(),
@@ -215,6 +221,8 @@ class App:
             usb = port is self.serial
             if usb and (self.leave or self.launcher.repl_at is not None or self._holding(now)):
                 continue  # what comes now is the REPL's
+            if usb and self.serial.behind():
+                continue  # the host reads, the launcher is slow: replies first, then requests
             data = port.read(budget_us=READ_US)
             if data:
                 busy = True
@@ -301,11 +309,16 @@ class App:
             self.error_window_at = now
         self.errors += 1
         if self.errors > MAX_ERRORS:
+            self.serial.until = None  # what the host was told so far goes out first
+            self.serial.flush()
             board.reset()  # something is badly wrong: start afresh
         try:
             self.launcher.internal_error(exc)
         except Exception:
             pass
+        # the iteration ended early, before its output slice: this is it
+        self.serial.until = time.ticks_add(time.ticks_us(), WRITE_US)
+        self.serial.flush()
         gc.collect()
 
 

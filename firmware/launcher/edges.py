@@ -9,7 +9,7 @@ from array import array
 
 from launcher.ticks import ticks_diff
 
-EDGES = 64  # edges held between two loop iterations (a full ring: see EdgeLog.lost)
+EDGES = 32  # edges held between two loop iterations (a full ring: see EdgeLog.lost)
 
 
 class EdgeLog:

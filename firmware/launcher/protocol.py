@@ -138,6 +138,7 @@ class Outbox:
         self._clock = clock_us
         self.until = None  # ticks_us after which no write starts (None: no limit)
         self.cut = False
+        self.full = False  # the last flush found the port full (its host is not reading)
         self._q: list = []  # lines (bytes, with their newline), oldest first; [0] being sent
         self._size = 0  # bytes in _q
         self._pos = 0  # bytes of _q[0] written
@@ -147,11 +148,22 @@ class Outbox:
         """True while lines wait for the host (it is slow, or not reading)."""
         return bool(self._q)
 
+    def behind(self):
+        """True when this end is what holds output back: the last flush ran out of time,
+        not out of room in the port, with half the queue full. The loop then reads no more
+        requests until it has caught up, so the replies a reading host is owed are never
+        dropped to make room for the answers to its later requests."""
+        return self.cut and self._size > self.max_bytes // 2
+
     def write(self, text):
         """Queue one line (without its newline) and write what the port takes now."""
         q = self._q
         line = (text + "\n").encode()
-        while len(q) > 1 and self._size + len(line) > self.max_bytes:
+        # the host's port is full (it does not read): past max_bytes the oldest line waiting
+        # goes. A queue that only waits for this end's next slice keeps its lines (the loop
+        # reads no requests meanwhile: behind()), up to a hard cap of 4 x max_bytes.
+        cap = self.max_bytes if self.full else 4 * self.max_bytes
+        while len(q) > 1 and self._size + len(line) > cap:
             self._size -= len(q.pop(1))
             self._gap += 1
         q.append(line)
@@ -163,6 +175,7 @@ class Outbox:
         written (`cut`: True if the deadline stopped it with lines still waiting)."""
         n = 0
         self.cut = False
+        self.full = False
         q = self._q
         while q:
             line = q[0]
@@ -176,14 +189,15 @@ class Outbox:
                     self._size += len(q[0]) - len(line)
                     self._gap = 0
                 continue
-            if self.until is not None and ticks_diff(self._clock(), self.until) >= 0:
-                self.cut = True
-                break  # this iteration's slice is used up: the inputs come first
             ready = False
             for _ in self._tx.ipoll(0):
                 ready = True
             if not ready:
+                self.full = True
                 break
+            if self.until is not None and ticks_diff(self._clock(), self.until) >= 0:
+                self.cut = True
+                break  # this iteration's slice is used up: the inputs come first
             try:
                 took = self._put(memoryview(line)[pos : pos + self.chunk])
                 self._pos = pos + took  # no branch in between: no KeyboardInterrupt lands here
@@ -199,6 +213,7 @@ class Outbox:
                 self._gap += 1
                 raise
             if not took:
+                self.full = True
                 break  # the port took nothing after all: the same bytes go next time
             n += took
         return n
