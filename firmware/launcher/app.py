@@ -327,8 +327,9 @@ def _unusable(exc):
     return config.no_outputs(), "defaults:unusable", [("config", repr(exc)[:100])]
 
 
-def main():
-    """Boot: motor off, config, safe-mode check, then the launcher loop."""
+def main(ctrl_c=False):
+    """Boot: motor off, config, safe-mode check, then the launcher loop. `ctrl_c`: main.py
+    caught a Ctrl-C that came while MicroPython started (the takeover's first half)."""
     cause = board.reset_cause()
     board.ctrl_c_as_byte()  # rp2: 0x03 is read by the loop (the takeover handshake)
     try:
@@ -360,6 +361,8 @@ def main():
             cfg, status, errors = _unusable(e)
             board.motor_pins_low(cfg)
             app = App(cfg, status, errors, cause)
+        if ctrl_c:
+            app._ctrl_c()  # judged as if it came now: a REPL key next is a takeover
         leave = app.run()
     except KeyboardInterrupt:
         leave = "ctrl_c"  # before the loop ran (the unix port at boot): hand over

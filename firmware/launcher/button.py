@@ -60,6 +60,7 @@ class Button:
 
     def _changed(self):
         f = self._f
+        assert f is not None  # set by the first poll, before any change
         self.down = f.state
         self.changed_at = f.since
         self._event = DOWN if f.state else UP

@@ -19,7 +19,9 @@ class EdgeLog:
 
     def __init__(self, size=EDGES):
         self.size = size
-        self.times = array("i", [0] * size)
+        # "l": a C long holds a tick value on every port (30 bits on rp2, the unix port's
+        # ticks run to 62 bits on a 64-bit host; an "i" there wraps them negative)
+        self.times = array("l", [0] * size)
         self.levels = array("b", [0] * size)
         self.idx = array("i", [0, 0, 0])  # head (next to write), tail (next to read), lost
 

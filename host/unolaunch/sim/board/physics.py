@@ -101,6 +101,14 @@ class Launcher:
         if self.sensor_read:
             self._beam_seen_now()
 
+    def away(self):
+        """The process was descheduled in the middle of such time: what the firmware has
+        watched of a press or of the beam's state counts from now on (they last longer)."""
+        if self.seen_from is not None:
+            self.seen_from = self.seen_last = self.now_us
+        if self.beam_seen_from is not None:
+            self.beam_seen_from = self.beam_seen_last = self.now_us
+
     def _button_seen(self):
         if self.button_down and self.release_at is not None:
             if self.seen_from is None:

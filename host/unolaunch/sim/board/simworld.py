@@ -32,6 +32,9 @@ def _env_seed():
         return None  # unset (or not a number): the board's entropy, as on a real Pico
 
 
+CHARGE_GAP_US = 500  # a busy wait's turn longer than this: the process was descheduled
+
+
 class World:
     def __init__(self):
         self.seed = _env_seed()  # machine.SIM_SEED: the firmware's pattern seed
@@ -135,14 +138,22 @@ class World:
         """The firmware spends `us` of its clock (real time here) on something it does not
         watch its inputs during: the mechanics run on meanwhile, pin IRQs fire at their
         edges, and the time counts as the firmware's own (physics.Launcher.present)."""
-        end = time.ticks_add(time.ticks_us(), us)
+        # a busy wait, as the chip's: a sleep would wake up late on a loaded machine. A turn
+        # that took longer than CHARGE_GAP_US was the machine taking the process away, not
+        # the firmware's time: it is not counted as presence (the model makes it up)
+        last = time.ticks_us()
+        end = time.ticks_add(last, us)
         while True:
-            left = time.ticks_diff(end, time.ticks_us())
-            if left <= 0:
+            now = time.ticks_us()
+            if time.ticks_diff(end, now) <= 0:
                 break
-            time.sleep_us(left if left < UPDATE_US else UPDATE_US)
+            away = time.ticks_diff(now, last) > CHARGE_GAP_US
+            last = now
             self.update()
-            self.launcher.present()
+            if away:
+                self.launcher.away()
+            else:
+                self.launcher.present()
 
     def run_scheduled(self):
         """Run the soft-IRQ handlers the pins scheduled (rp2 runs them between bytecodes;
