@@ -80,7 +80,6 @@ class PicoRepl:
         self._boot_raw = False  # swallowing a fresh child's banner before entering raw REPL
         self._boot_buf = b""
         self._muted = False  # the dying child's output is being dropped
-        self._spoke = False
 
     # ------------------------------------------------------------------ the process
     def boot(self, child: UnixPortProcess, raw: bool) -> None:
@@ -94,7 +93,6 @@ class PicoRepl:
         self._muted = False
         self._boot_raw = raw
         self._boot_buf = b""
-        self._spoke = False  # it has written something (so MicroPython handles SIGINT)
 
     def detach(self) -> None:
         """The process was killed: nothing is held for it any more (its banner included)."""
@@ -118,27 +116,7 @@ class PicoRepl:
     @property
     def wants_to_write(self) -> bool:
         """True when bytes wait for the child and nothing holds them back."""
-        return (
-            bool(self._to_child)
-            and self._gate is None
-            and not self._boot_raw
-            and not (self._to_child[0] == _CTRL_C and self._holding_ctrl_c())
-        )
-
-    def _holding_ctrl_c(self) -> bool:
-        """A Ctrl-C for a process that is still starting waits until it has written
-        something (issue 20): the firmware reads a Ctrl-C from then on (the takeover
-        handshake), as the rp2 port does from main.py's first line, and it is delivered
-        once. Sent at once, it could land before MicroPython handles SIGINT (lost) or while
-        the firmware still loads (main.py stopped at the REPL, no watchdog); sent again
-        after a seeming loss, one stray byte became a takeover. A process silent for
-        _BOOT_TIMEOUT_S gets it anyway."""
-        child = self._child
-        return (
-            child is not None
-            and not self._spoke
-            and time.monotonic() - child.started < _BOOT_TIMEOUT_S
-        )
+        return bool(self._to_child) and self._gate is None and not self._boot_raw
 
     @property
     def gated(self) -> bool:
@@ -164,8 +142,6 @@ class PicoRepl:
             if executing:
                 cut = self._to_child.find(_CTRL_C)
                 chunk = bytes(self._to_child if cut < 0 else self._to_child[:cut])
-                if cut == 0 and self._holding_ctrl_c():
-                    return  # until the child has started (from_child delivers it then)
             else:
                 # At the REPL: a Ctrl-D (run / soft reset) or, in the friendly REPL, a
                 # CR ends a command; the unix port then flushes its input, so stop there.
@@ -221,14 +197,11 @@ class PicoRepl:
             if (
                 kind == "sigint"
                 and self._sigints < _SIGINT_TRIES
-                and not self._spoke
                 and time.monotonic() - child.started < _BOOT_TIMEOUT_S
             ):
                 # A SIGINT that lands while the process is still starting (before
                 # MicroPython took over the signal) is lost; a Pico would still have
-                # stopped main.py, so try again. Not once it has written something:
-                # MicroPython then handles SIGINT, and a firmware that reads Ctrl-C and
-                # runs on has taken it (a second one would make a stray byte a takeover).
+                # stopped main.py, so try again.
                 self._interrupt(child)
         if self._gate is None and self._to_child:
             self.deliver()
@@ -249,10 +222,6 @@ class PicoRepl:
                 data = data[:cut]
             if not data:
                 return None
-        if data and not self._spoke:
-            self._spoke = True
-            if self._to_child and self._gate is None and not self._boot_raw:
-                self.deliver()  # a Ctrl-C held while it started
         if self._boot_raw:
             self._boot_buf += data
             return None
