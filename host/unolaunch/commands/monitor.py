@@ -88,7 +88,11 @@ def describe_event(ev: dict[str, Any]) -> str:
         return f"fault cleared{code}{by}"
     if name == "boot":
         return (
-            f"boot: firmware {ev.get('firmware')}, protocol {ev.get('protocol')}, "
+            # a boot event is written before any host asked: its `protocol` is what a v1 host
+            # would get; the firmware speaks up to protocol_max (issue 20: every reboot of a
+            # protocol-2 firmware showed as "protocol 1")
+            f"boot: firmware {ev.get('firmware')}, protocol "
+            f"{ev.get('protocol_max', ev.get('protocol'))}, "
             f"board {ev.get('board')}, config {ev.get('config_status')}, mode {ev.get('mode')}"
         )
     if name == "link":
