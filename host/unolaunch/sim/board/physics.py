@@ -54,6 +54,7 @@ class Launcher:
         self.drive = {}  # pin -> 0..1 (output level or PWM duty)
         self.freq = {}  # pin -> Hz of an active PWM (0: a plain level)
         self.motor = (0.0, 0)  # last reported (duty, dir)
+        self.braking = False  # both inputs high (reported with "brake": true)
         self.buzzer = 0
         self.led = None
         self.beam = self._beam()
@@ -146,9 +147,14 @@ class Launcher:
             b = self.drive.get(WIRING["motor_b"], 0.0)
             d = a - b
             state = (round(abs(d), 3), 1 if d > 0 else (-1 if d < 0 else 0))
-            if state != self.motor:
+            brake = a > 0 and a == b  # both H-bridge inputs high: the motor is shorted
+            if state != self.motor or brake != self.braking:
                 self.motor = state
-                self.report({"hw": "motor", "duty": state[0], "dir": state[1]})
+                self.braking = brake
+                ev = {"hw": "motor", "duty": state[0], "dir": state[1]}
+                if brake:
+                    ev["brake"] = True
+                self.report(ev)
         elif pin == WIRING["buzzer"]:
             hz = freq if value > 0 else 0
             if hz != self.buzzer:
