@@ -31,6 +31,9 @@ the cable (-v adds the motor's speed, the buzzer and the LED).
 Standard input takes one command a line:
   press          press and release the launcher's button
   hold MS        hold the button down for MS milliseconds
+  down / up      hold the button down until 'up' / let it go
+  beam block     something blocks the card sensor's beam (a card, a finger) until
+  beam clear       'beam clear' (a card is counted once the beam clears again)
   jam / unjam    jam the card path / clear it (unjam also pulls out a card left in the mouth)
   load N         refill: the magazine now holds N cards
   unplug         pull the USB cable (the board loses power, the device disappears)

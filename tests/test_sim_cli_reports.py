@@ -45,3 +45,18 @@ def test_a_real_reverse_run_after_the_brake_is_still_reported() -> None:
     said = _said(_burst_then_brake(reverse_after=True))
     assert said[:2] == ["motor on (forward)", "motor brake"]
     assert "motor on (reverse)" in said
+
+
+def test_sim_help_lists_every_stdin_command() -> None:
+    """Issue 20: `sim --help` lists every command standard input takes."""
+    import re
+
+    from unolaunch.commands.sim import COMMANDS_HELP, DESCRIPTION
+
+    block = DESCRIPTION.split("Standard input takes", 1)[1].split("At the end of input", 1)[0]
+    listed = COMMANDS_HELP.split(":", 1)[1].replace("(also:", ",").replace(")", "")
+    commands = [c.strip() for c in listed.split(",") if c.strip()]
+    assert len(commands) >= 15
+    for cmd in commands:
+        phrase = " ".join(w for w in cmd.split() if w.islower())
+        assert re.search(r"(^|\s)" + re.escape(phrase) + r"\b", block, re.M), cmd
