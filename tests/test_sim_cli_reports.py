@@ -1,5 +1,6 @@
-"""`unolaunch sim` reports a burst's brake as a brake (issue 20): the simulator said
-"motor on (reverse)" / "motor off" after every burst."""
+"""What `unolaunch sim` tells its user (issue 20): a burst's brake reported as a brake (it
+said "motor on (reverse)" / "motor off" after every burst), and every stdin command in its
+help."""
 
 from __future__ import annotations
 
