@@ -102,6 +102,8 @@ class App:
             save=config.save,
             apply=self.apply,
         )
+        self.pending: list = [[] for _ in self.links]  # lines read, not yet handled, per port
+        self.launcher.config_text()  # encoded now, not in the loop's first config_get
         self.wdt = board.Watchdog(cfg["wdt_ms"])
         self.takeover = protocol.Takeover()  # Ctrl-C: noise, or a REPL tool taking over
         self.hold_usb = False  # after a KeyboardInterrupt: USB input waits for what follows
@@ -217,23 +219,30 @@ class App:
         self.launcher.tick(now)
         # this iteration's output slice (what tick() emitted is written at its end)
         self.serial.until = time.ticks_add(time.ticks_us(), WRITE_US)
-        for port, reader in self.links:
+        for i, (port, reader) in enumerate(self.links):
             usb = port is self.serial
             if usb and (self.leave or self.launcher.repl_at is not None or self._holding(now)):
                 continue  # what comes now is the REPL's
             if usb and self.serial.behind():
                 continue  # the host reads, the launcher is slow: replies first, then requests
-            data = port.read(budget_us=READ_US)
-            if data:
+            todo = self.pending[i]
+            if not todo:
+                data = port.read(budget_us=READ_US)
+                if data:
+                    busy = True
+                    if usb:
+                        data = self.takeover.feed(data, now)
+                        self.launcher.interrupts = self.takeover.interrupts
+                    todo.extend(reader.feed(data))
+                    if usb and self.takeover.replay is not None:
+                        self.leave = "ctrl_c"
+            if todo:
+                # one request per iteration (each is parsed, run and its reply encoded in one
+                # go: several would add up); all of them when the loop is about to end
                 busy = True
-                if usb:
-                    data = self.takeover.feed(data, now)
-                    self.launcher.interrupts = self.takeover.interrupts
-                for line in reader.feed(data):
+                for _ in range(len(todo) if self.leave else 1):
                     # the clock as each line is handled: a `fire` starts its burst then
-                    self.handle_line(line, time.ticks_ms(), port)
-                if usb and self.takeover.replay is not None:
-                    self.leave = "ctrl_c"
+                    self.handle_line(todo.pop(0), time.ticks_ms(), port)
         # output the port could not take at once (or this slice had no time for), as far as
         # it can now; a cut slice goes on next iteration, without the idle wait
         if self.serial.flush() or self.serial.cut:

@@ -402,18 +402,16 @@ class Launcher:
         self.pattern.reseed(req["seed"])
         return self._ok(rid, {"seed": req["seed"]})
 
-    def _config_text(self):
+    def config_text(self):
         """The config as JSON text, encoded once per change of the config (issue 20: the
         reply is the longest there is, and encoding it cost 18 ms of rp2 chip time)."""
         cached = self._cfg_raw
         if cached is None or cached[0] is not self.cfg:
-            cached = self._cfg_raw = (self.cfg, protocol.Raw(protocol.encode(self.cfg)))
+            cached = self._cfg_raw = (self.cfg, protocol.raw_object(self.cfg))
         return cached[1]
 
     def _cmd_config_get(self, req, rid, now):
-        return self._ok(
-            rid, {"config": self._config_text(), "restart_needed": self.pending_restart}
-        )
+        return self._ok(rid, {"config": self.config_text(), "restart_needed": self.pending_restart})
 
     def _cmd_config_set(self, req, rid, now):
         if self.burst:  # writing the flash stalls the CPU with the PWM still running

@@ -360,6 +360,12 @@ class Raw:
         self.text = text
 
 
+def raw_object(obj):
+    """`obj` (a flat dict) encoded once, keys sorted, as a Raw; its keys are not kept in
+    the key cache (they are encoded once per change, not per line)."""
+    return Raw("{" + ", ".join([json.dumps(k) + ": " + _enc(obj[k]) for k in sorted(obj)]) + "}")
+
+
 # Why encode is written for speed (issue 20): on rp2 json.dumps per value made a config_get
 # reply take 18 ms of chip time to encode, all in one loop iteration. Scalars are written
 # directly, keys' text is kept, and the config is a Raw.
