@@ -12,7 +12,14 @@ For each board, measured in one run:
     (``ticks_us``) and by the host's wall clock; on the rp2040 board the ratio says how fast
     the emulated 125 MHz chip runs (x 125 MHz = emulated clock rate, a MIPS-like figure).
 
+  * issue 20, never deaf: the button and beam are watched by hard pin IRQs that timestamp
+    their edges (``inputs_irq`` pins; ``edges_lost``: edges dropped by a full ring, 0), and
+    the longest gap between two loop iterations' looks at them (board clock), which is how
+    late the launcher can act on an input, in three situations: the host polling
+    ``config_get``, presses whose bursts emit events, the backlog written after ``unstall``.
+
     UNOLAUNCH_RP2_DIR=../shared/rp2 python bench/bench_boards.py [--requests 200]
+    ... bench/bench_boards.py --deaf-only    # only the issue 20 figures
 """
 
 from __future__ import annotations
@@ -83,6 +90,73 @@ class Port:
 
     def close(self) -> None:
         self.s.close()
+
+
+LOST: dict[str, int] = {}
+
+
+def _gap_ms(port: Port, board: str = "") -> float:
+    """The longest time between two loop iterations' looks at the inputs since the last
+    ``status perf`` (the firmware's ``inputs_gap_us_max``), in ms of the board's own clock;
+    resets it. Also notes the edges the pin IRQs had to drop (``edges_lost``)."""
+    perf = port.request("status", timeout=60, perf=True)["perf"]
+    if board:
+        LOST[board] = int(perf["edges_lost"])
+        LOST[board + "_irq"] = int(perf["inputs_irq"])
+    return float(perf["inputs_gap_us_max"]) / 1000
+
+
+def _drain(port: Port, quiet: float, until: bytes | None = None, limit: float = 60) -> None:
+    """Read until the board is quiet for ``quiet`` s (or a line holding ``until`` came)."""
+    end = time.monotonic() + limit
+    while time.monotonic() < end:
+        got = port.lines(quiet)
+        if not got or (until is not None and any(until in line for line in got)):
+            return
+
+
+def measure_deaf(board: str, requests: int = 20) -> dict[str, Any]:
+    """Issue 20: the longest time the button and beam went unobserved (board clock), in
+    three situations: the host polling ``config_get`` (the longest reply), a run of presses
+    whose bursts emit events, and the backlog written after ``unstall``."""
+    out: dict[str, Any] = {}
+    sim = make_launcher(board, cards=112).start()
+    try:
+        port = Port(sim.port)
+        t0 = time.monotonic()
+        while True:
+            try:
+                port.request("hello", timeout=3)
+                break
+            except TimeoutError:
+                if time.monotonic() - t0 > 60:
+                    raise
+        _drain(port, 0.5)
+        _gap_ms(port)
+        for _ in range(requests):
+            port.request("config_get", timeout=60)
+        out["deaf_replying_ms"] = _gap_ms(port)
+        presses = 5
+        port.request("arm", player="Ann", presses=presses, mode="exact", cards=2)
+        _gap_ms(port)
+        for _ in range(presses):
+            sim.control("press")
+            _drain(port, 30, until=b'"event": "eject"')
+        out["deaf_burst_events_ms"] = _gap_ms(port)
+        sim.stall()
+        port.s.write(b'{"id": 7, "cmd": "status", "perf": true}\n')  # resets the figure
+        for i in range(14):  # about 3 KB of replies: more than the firmware's queue holds
+            port.s.write(b'{"id": %d, "cmd": "status"}\n' % (100 + i))
+        time.sleep(1.5 if board == "rp2040" else 0.5)
+        sim.unstall()
+        _drain(port, 2.0 if board == "rp2040" else 0.5)
+        out["deaf_backlog_ms"] = _gap_ms(port, board)
+        out["edges_lost"] = LOST[board]
+        out["inputs_irq"] = LOST[board + "_irq"]
+        port.close()
+    finally:
+        sim.close()
+    return out
 
 
 def measure(board: str, requests: int) -> dict[str, Any]:
@@ -159,10 +233,21 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--requests", type=int, default=200)
     ap.add_argument("--boards", default="unix,rp2040")
+    ap.add_argument(
+        "--deaf-only", action="store_true", help="only the unobserved-inputs figures (issue 20)"
+    )
     args = ap.parse_args()
     boards = args.boards.split(",")
-    results = {b: measure(b, args.requests) for b in boards}
+    if args.deaf_only:
+        results = {b: measure_deaf(b) for b in boards}
+    else:
+        results = {b: {**measure(b, args.requests), **measure_deaf(b)} for b in boards}
     rows = [
+        ("inputs watched by pin IRQs", "inputs_irq", "{} pins"),
+        ("  edges the IRQs dropped", "edges_lost", "{}"),
+        ("longest loop gap, polled config_get", "deaf_replying_ms", "{:.2f} ms"),
+        ("longest loop gap, bursts' events", "deaf_burst_events_ms", "{:.2f} ms"),
+        ("longest loop gap, backlog on unstall", "deaf_backlog_ms", "{:.2f} ms"),
         ("start -> first hello", "start_to_hello_s", "{:.2f} s"),
         ("press -> motor on (board ms)", "press_to_motor_ms", "{} ms"),
         ("press -> motor on (iterations)", "press_to_motor_iters", "{}"),
@@ -176,14 +261,15 @@ def main() -> None:
         ("20k-iteration loop, wall clock", "loop_wall_ms", "{:.0f} ms"),
         ("board clock / wall clock", "speed_vs_board_clock", "{:.2f}x"),
     ]
-    print(f"{'':34}" + "".join(f"{b:>16}" for b in boards))
+    print(f"{'':38}" + "".join(f"{b:>16}" for b in boards))
     for label, key, fmt in rows:
         cells = []
         for b in boards:
             v = results[b].get(key)
             cells.append(fmt.format(v) if v is not None else "-")
-        print(f"{label:34}" + "".join(f"{c:>16}" for c in cells))
-    if "rp2040" in results:
+        if any(c != "-" for c in cells):
+            print(f"{label:38}" + "".join(f"{c:>16}" for c in cells))
+    if "rp2040" in results and "speed_vs_board_clock" in results["rp2040"]:
         speed = results["rp2040"]["speed_vs_board_clock"]
         print(
             f"emulated RP2040: {speed * 125:.0f} MHz-equivalent ({speed:.2f}x a real 125 MHz chip)"

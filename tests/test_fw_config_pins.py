@@ -89,3 +89,16 @@ def test_a_pin_conflict_in_the_file_never_falls_back_to_default_pins(tmp_path: P
     assert cfg["buzzer_pin"] is None  # the conflicting optional part is left out
     assert "buzzer_pin" in dict(errors)
     assert config.check(cfg, "rp2040") == []
+
+
+def test_a_pin_clash_names_the_key_the_request_changed() -> None:
+    """Issue 20: {"buzzer_pin": 25} clashes with the LED's GPIO 25; the refusal names
+    buzzer_pin (what the request changed), not led_pin."""
+    from launcher import config as cfgmod
+
+    new, errors = cfgmod.merged(dict(cfgmod.DEFAULTS), {"buzzer_pin": 25})
+    assert new is None
+    assert errors == [("buzzer_pin", "GPIO 25 already used by led_pin")]
+    # a clash between two keys both changed keeps the later key of the pair
+    _, both = cfgmod.merged(dict(cfgmod.DEFAULTS), {"buzzer_pin": 12, "led_pin": 12})
+    assert [k for k, _ in both] == ["led_pin"]

@@ -5,6 +5,7 @@ import time
 
 from launcher import board, config, protocol
 from launcher.button import DOWN, Button
+from launcher.edges import EdgeLog
 from launcher.feedback import Feedback
 from launcher.launcher import Launcher
 from launcher.motor import Motor
@@ -13,6 +14,12 @@ from launcher.sensor import Sensor
 from launcher.version import VERSION
 
 IDLE_MS = 1  # longest wait per loop iteration when there is nothing to do
+# The inputs are sampled once per iteration, so an iteration must stay short however much the
+# host says or asks (issue 20: never more than about 2 ms of chip time unobserved). Output is
+# written for at most WRITE_US per iteration, input read for at most READ_US; what is left
+# goes in the next iterations (launcher/protocol.py, Outbox).
+WRITE_US = 1000
+READ_US = 400
 RESET_DELAY_MS = 100  # lets the `reset` reply leave the USB buffer before the board resets
 REPL_WAIT_MS = 1000  # `repl`: how long the reply may take to leave before the REPL is handed over
 MAX_ERRORS = 20  # unhandled exceptions within ERROR_WINDOW_MS before a reset
@@ -35,7 +42,11 @@ class App:
                 cfg["uart_id"], cfg["uart_tx_pin"], cfg["uart_rx_pin"], cfg["uart_baud"]
             )
             self.links.append((uart, protocol.LineReader()))
-        self.button = Button(board.input_pin(cfg["button_pin"]), cfg["debounce_ms"])
+        # the button and the beam are watched by hard pin IRQs that timestamp their edges
+        # (launcher/edges.py): a busy loop iteration delays a press or a card, never loses it
+        self.watched = []
+        pin = board.input_pin(cfg["button_pin"])
+        self.button = Button(pin, cfg["debounce_ms"], edges=self._watch(pin, time.ticks_ms))
         if config.motor_enabled(cfg):
             self.motor = Motor(
                 board.pwm(cfg["motor_a_pin"], cfg["motor_pwm_hz"]),
@@ -46,10 +57,12 @@ class App:
         self.motor.configure(cfg)
         sensor = None
         if cfg["sensor_pin"] is not None:
+            pin = board.input_pin(cfg["sensor_pin"])
             sensor = Sensor(
-                board.input_pin(cfg["sensor_pin"]),
+                pin,
                 cfg["sensor_blocked_value"],
                 cfg["sensor_min_ms"],
+                edges=self._watch(pin, time.ticks_us),
             )
         self.sensor = sensor
         buzzer = None if cfg["buzzer_pin"] is None else board.pwm(cfg["buzzer_pin"], cfg["beep_hz"])
@@ -90,6 +103,8 @@ class App:
             save=config.save,
             apply=self.apply,
         )
+        self.pending: list = [[] for _ in self.links]  # lines read, not yet handled, per port
+        self.launcher.config_text()  # encoded now, not in the loop's first config_get
         self.wdt = board.Watchdog(cfg["wdt_ms"])
         self.takeover = protocol.Takeover()  # Ctrl-C: noise, or a REPL tool taking over
         self.hold_usb = False  # after a KeyboardInterrupt: USB input waits for what follows
@@ -103,9 +118,25 @@ class App:
         self.raw_down_at = -1  # the iteration in which the button contact first closed
         self.press_iters = -1  # loop iterations from contact to motor on, last press
         self.press_ms = -1  # the same in milliseconds
+        # the longest time between two samples of the inputs, since the last `status perf`
+        self.sampled_us = time.ticks_us()
+        self.gap_us_max = 0
+        self.gap_skip = False  # the gap that holds a `status perf` (its gc) is not counted
         self.launcher.perf = self.perf
         self.launcher.button = self.button  # `inputs` reads it
         self.mem_free_boot = 0
+
+    def _watch(self, pin, clock):
+        log = EdgeLog()
+        if not board.watch(pin, log, clock):
+            return None  # no IRQ on this pin: sampled by the loop only
+        self.watched.append(pin)
+        return log
+
+    def unwatch(self):
+        for pin in self.watched:
+            board.unwatch(pin)
+        self.watched = []
 
     def emit(self, msg):
         """An event: every port hears it. A heartbeat only goes to a port with nothing
@@ -137,9 +168,19 @@ class App:
         (port or self.serial).write(protocol.encode(reply))
 
     def perf(self):
+        gap = self.gap_us_max
+        self.gap_us_max = 0
+        self.gap_skip = True
         gc.collect()
         n = self.iterations or 1
+        lost = 0
+        for dev in (self.button, self.sensor):
+            if dev is not None and dev.edges is not None:
+                lost += dev.edges.lost()
         return {
+            "inputs_gap_us_max": gap,
+            "inputs_irq": len(self.watched),
+            "edges_lost": lost,
             "mem_free": gc.mem_free(),
             "mem_free_boot": self.mem_free_boot,
             "mem_alloc": gc.mem_alloc(),
@@ -155,6 +196,13 @@ class App:
         now = time.ticks_ms()
         self.wdt.feed()
         busy = False
+        t = time.ticks_us()
+        gap = time.ticks_diff(t, self.sampled_us)
+        self.sampled_us = t
+        if self.gap_skip:
+            self.gap_skip = False
+        elif gap > self.gap_us_max:
+            self.gap_us_max = gap
         was_raw = self.button._raw
         if self.button.poll(now) == DOWN:
             # the motor starts now, before the press is announced; the burst's deadlines run
@@ -170,22 +218,35 @@ class App:
         if self.sensor is not None:
             self.sensor.poll(time.ticks_us())
         self.launcher.tick(now)
-        for port, reader in self.links:
+        # this iteration's output slice (what tick() emitted is written at its end)
+        self.serial.until = time.ticks_add(time.ticks_us(), WRITE_US)
+        for i, (port, reader) in enumerate(self.links):
             usb = port is self.serial
             if usb and (self.leave or self.launcher.repl_at is not None or self._holding(now)):
                 continue  # what comes now is the REPL's
-            data = port.read()
-            if data:
+            if usb and self.serial.behind():
+                continue  # the host reads, the launcher is slow: replies first, then requests
+            todo = self.pending[i]
+            if not todo:
+                data = port.read(budget_us=READ_US)
+                if data:
+                    busy = True
+                    if usb:
+                        data = self.takeover.feed(data, now)
+                        self.launcher.interrupts = self.takeover.interrupts
+                    todo.extend(reader.feed(data))
+                    if usb and self.takeover.replay is not None:
+                        self.leave = "ctrl_c"
+            if todo:
+                # one request per iteration (each is parsed, run and its reply encoded in one
+                # go: several would add up); all of them when the loop is about to end
                 busy = True
-                if usb:
-                    data = self.takeover.feed(data, now)
-                    self.launcher.interrupts = self.takeover.interrupts
-                for line in reader.feed(data):
+                for _ in range(len(todo) if self.leave else 1):
                     # the clock as each line is handled: a `fire` starts its burst then
-                    self.handle_line(line, time.ticks_ms(), port)
-                if usb and self.takeover.replay is not None:
-                    self.leave = "ctrl_c"
-        if self.serial.flush():  # output the port could not take at once, as far as it can now
+                    self.handle_line(todo.pop(0), time.ticks_ms(), port)
+        # output the port could not take at once (or this slice had no time for), as far as
+        # it can now; a cut slice goes on next iteration, without the idle wait
+        if self.serial.flush() or self.serial.cut:
             busy = True
         repl_at = self.launcher.repl_at
         if repl_at is not None and (
@@ -236,6 +297,9 @@ class App:
                 self._ctrl_c()
             except Exception as e:
                 self._unhandled(e)
+        if self.serial.closed:  # the unix port's stdin ended: what is queued still goes out
+            self.serial.until = None
+            self.serial.flush()
         return self.leave
 
     def _ctrl_c(self):
@@ -255,11 +319,16 @@ class App:
             self.error_window_at = now
         self.errors += 1
         if self.errors > MAX_ERRORS:
+            self.serial.until = None  # what the host was told so far goes out first
+            self.serial.flush()
             board.reset()  # something is badly wrong: start afresh
         try:
             self.launcher.internal_error(exc)
         except Exception:
             pass
+        # the iteration ended early, before its output slice: this is it
+        self.serial.until = time.ticks_add(time.ticks_us(), WRITE_US)
+        self.serial.flush()
         gc.collect()
 
 
@@ -268,8 +337,9 @@ def _unusable(exc):
     return config.no_outputs(), "defaults:unusable", [("config", repr(exc)[:100])]
 
 
-def main():
-    """Boot: motor off, config, safe-mode check, then the launcher loop."""
+def main(ctrl_c=False):
+    """Boot: motor off, config, safe-mode check, then the launcher loop. `ctrl_c`: main.py
+    caught a Ctrl-C that came while MicroPython started (the takeover's first half)."""
     cause = board.reset_cause()
     board.ctrl_c_as_byte()  # rp2: 0x03 is read by the loop (the takeover handshake)
     try:
@@ -301,6 +371,8 @@ def main():
             cfg, status, errors = _unusable(e)
             board.motor_pins_low(cfg)
             app = App(cfg, status, errors, cause)
+        if ctrl_c:
+            app._ctrl_c()  # judged as if it came now: a REPL key next is a takeover
         leave = app.run()
     except KeyboardInterrupt:
         leave = "ctrl_c"  # before the loop ran (the unix port at boot): hand over
@@ -310,6 +382,7 @@ def main():
             # hand the REPL over: a flasher must not be cut short by a watchdog reset
             board.stop_watchdog()
         if app is not None:
+            app.unwatch()  # the REPL's: no IRQ left running into the launcher's rings
             app.motor.off()
             app.feedback.off()  # no tone left sounding at the REPL
         board.motor_pins_low(cfg)

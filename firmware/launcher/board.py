@@ -9,6 +9,11 @@ import time
 import machine
 import micropython
 
+# a hard IRQ handler cannot allocate: an exception in one needs this to be reported at all
+# (the unix port has no such buffer, and needs none)
+if hasattr(micropython, "alloc_emergency_exception_buf"):
+    micropython.alloc_emergency_exception_buf(100)
+
 from launcher.protocol import Outbox
 
 PIN_IN = machine.Pin.IN
@@ -21,7 +26,9 @@ PULL_UP = machine.Pin.PULL_UP
 # completes at once), on a pty while its flip buffers are under their memory limit (so a new
 # one of up to TTY_BUFFER_PAGE, 1792 bytes, can still be had): 256 never waits on either,
 # and is 256 times fewer writes.
-TX_CHUNK = 256 if sys.platform == "linux" else 1
+# The unix board may model the rp2 port's USB instead (`unolaunch sim`: machine.SIM_TX_CHUNK,
+# and machine.sim_usb_write charges each write the chip time it costs on rp2).
+TX_CHUNK = getattr(machine, "SIM_TX_CHUNK", 256 if sys.platform == "linux" else 1)
 
 # The RP2040/RP2350 watchdog block. CTRL through its "atomic clear" alias (+0x3000): the
 # MicroPython WDT cannot be stopped, but the REPL handed over to a flasher must not be cut
@@ -78,6 +85,30 @@ class NoPWM:
 def input_pin(num):
     """An input with the internal pull-up (button and open-collector beam receiver)."""
     return machine.Pin(num, PIN_IN, PULL_UP)
+
+
+def watch(pin, log, clock):
+    """Timestamp every edge of `pin` into `log` (launcher/edges.py, EdgeLog) with `clock`
+    (time.ticks_ms or ticks_us) from a hard IRQ: it runs the moment the edge happens, even
+    in the middle of a long write or a garbage collection, and allocates nothing. Returns
+    False where the pin takes no IRQ (the loop then samples it)."""
+
+    def edge(p):
+        log.record(clock(), p.value())
+
+    try:
+        pin.irq(edge, machine.Pin.IRQ_FALLING | machine.Pin.IRQ_RISING, hard=True)
+    except Exception:
+        return False
+    return True
+
+
+def unwatch(pin):
+    """No more IRQ on `pin` (the firmware hands the REPL over)."""
+    try:
+        pin.irq(None)
+    except Exception:
+        pass
 
 
 def pwm(num, freq_hz):
@@ -222,8 +253,8 @@ class Uart:
         )
         self.closed = False
 
-    def read(self, limit=512):
-        n = self._uart.any()
+    def read(self, limit=512, budget_us=None):
+        n = self._uart.any()  # one call for all of it: no budget needed
         if not n:
             return b""
         return self._uart.read(min(n, limit)) or b""
@@ -252,14 +283,20 @@ class Serial(Outbox):
         # write of "\r\n") and returns what the port took
         tx = select.poll()
         tx.register(sys.stdout, select.POLLOUT)
-        Outbox.__init__(self, tx, sys.stdout.buffer.write)
+        put = sys.stdout.buffer.write
+        sim = getattr(machine, "sim_usb_write", None)  # never on a real Pico
+        if sim is not None:
+            put = sim(put)
+        Outbox.__init__(self, tx, put, time.ticks_us)
 
     def wait(self, timeout_ms):
         """Sleep until input arrives or timeout_ms passes (the loop's idle)."""
         self._poll.poll(timeout_ms)
 
-    def read(self, limit=512):
-        """Bytes waiting on the port (b"" if none), at most `limit` per call.
+    def read(self, limit=512, budget_us=None):
+        """Bytes waiting on the port (b"" if none), at most `limit` per call, and no more
+        than `budget_us` of reading (the loop's inputs wait meanwhile; the rest stays in
+        the port for the next call).
 
         One byte per poll: stdin's read(n)/readinto() wait for all n bytes, and a loop
         that waits for a line to finish could miss a press or starve the watchdog.
@@ -267,7 +304,10 @@ class Serial(Outbox):
         buf = self._buf
         poll = self._poll.poll
         read = self._in.read
+        start = time.ticks_us()
         while len(buf) < limit and poll(0):
+            if budget_us is not None and time.ticks_diff(time.ticks_us(), start) >= budget_us:
+                break
             c = read(1)
             if not c:
                 self.closed = True  # only on the unix port: the host closed our stdin

@@ -1,48 +1,67 @@
-# The launcher's push button: pull-up wiring (pressed reads 0), debounced by sampling.
-# The main loop calls poll() every iteration (about once a millisecond); a press must stay
-# stable for debounce_ms before it counts, so contact bounce never makes two presses.
-from launcher.ticks import ticks_diff
+# The launcher's push button: pull-up wiring (pressed reads 0), debounced. A press must stay
+# stable for debounce_ms before it counts, so contact bounce never makes two presses. Its
+# edges come timestamped from a hard pin IRQ (launcher/edges.py) where the board gives one,
+# so a press is told by when its edges happened however late the loop looks; the pin is also
+# read at every poll (a board without the IRQ, and a resync if the edge ring ever filled).
+from launcher.edges import Settled, follow
 
 DOWN = 1
 UP = 2
 
 
 class Button:
-    """A debounced button. `pin` is anything with value() -> 0/1 (a machine.Pin)."""
+    """A debounced button. `pin` is anything with value() -> 0/1 (a machine.Pin); `edges`:
+    the EdgeLog its IRQ fills with ticks_ms times (board.watch), or None."""
 
-    def __init__(self, pin, debounce_ms=20, pressed_value=0):
+    def __init__(self, pin, debounce_ms=20, pressed_value=0, edges=None):
         self.pin = pin
         self.debounce_ms = debounce_ms
         self.pressed_value = pressed_value
+        self.edges = edges
         self.down = False  # the debounced state
         self.changed_at = 0  # when the debounced state last changed (ticks_ms)
-        self._raw = False
-        self._raw_since = 0
-        self._primed = False
+        self._raw = False  # the undebounced level last seen
+        self._f = None  # the debounce (edges.Settled), from the first poll on
+        self._event = 0
 
     def raw(self):
         """The undebounced level: True while the contact is closed."""
         return self.pin.value() == self.pressed_value
 
     def poll(self, now):
-        """Sample the pin; return DOWN or UP when the debounced state changes, else 0.
+        """Return DOWN or UP when the debounced state changes, else 0 (one change per call:
+        a later one stays for the next call).
 
-        The event's time (changed_at) is when the new level was first seen, not when the
-        debounce time ran out, so press timestamps are accurate to a loop iteration.
-        """
+        The event's time (changed_at) is when the new level began (its edge, or the sample
+        that first saw it), not when the debounce time ran out."""
         raw = self.raw()
-        if not self._primed:
+        f = self._f
+        if f is None:
             # the level at start-up is the state, not an event (a held button is safe mode)
-            self._primed = True
+            self._f = Settled(self.debounce_ms, raw, now)
             self.down = self._raw = raw
-            self._raw_since = self.changed_at = now
+            self.changed_at = now
+            log = self.edges
+            while log is not None and log.next() >= 0:
+                log.pop()
             return 0
-        if raw != self._raw:
-            self._raw = raw
-            self._raw_since = now
-            return 0
-        if raw != self.down and ticks_diff(now, self._raw_since) >= self.debounce_ms:
-            self.down = raw
-            self.changed_at = self._raw_since
-            return DOWN if raw else UP
-        return 0
+        f.hold = self.debounce_ms
+        self._event = 0
+        if self.edges is not None and not follow(
+            self.edges, f, now, self._changed, self.pressed_value
+        ):
+            self._raw = f.raw
+            return self._event
+        f.edge(now, raw)
+        self._raw = f.raw
+        if f.settle(now):
+            self._changed()
+        return self._event
+
+    def _changed(self):
+        f = self._f
+        assert f is not None  # set by the first poll, before any change
+        self.down = f.state
+        self.changed_at = f.since
+        self._event = DOWN if f.state else UP
+        return True  # one event per poll

@@ -252,8 +252,21 @@ def merged(current, changes, chip=None):
         new[key] = changes[key]
     errors = check(new, chip)
     if errors:
-        return None, errors
+        return None, [_own(e, changes) for e in errors]
     return new, []
+
+
+def _own(error, changes):
+    """A pin clash names the key the request changed (issue 20: {"buzzer_pin": 25} was
+    refused as "led_pin: GPIO 25 already used by buzzer_pin")."""
+    key, reason = error
+    if key in changes:
+        return error
+    for other in changes:
+        tail = " already used by " + str(other)
+        if type(reason) is str and reason.endswith(tail):
+            return other, reason[: -len(tail)] + " already used by " + key
+    return error
 
 
 def load(path=FILE, chip=None):

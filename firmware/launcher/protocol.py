@@ -120,17 +120,28 @@ class LineReader:
 # lines say where the launcher is now (the last eject, done, a fault), and a reply to a
 # request sent once the host reads again is among them. The line right after a gap carries
 # "dropped": N, the lines lost just before it, so the host knows to ask `status`.
+#
+# Why output goes in slices (issue 20): on rp2 each poll + one-byte write costs about 80 us of
+# chip time (a USB transfer is started per write), so a 200-byte reply written at once kept
+# the loop from its button and beam for 16 ms, and a 2 KB backlog for 170 ms. With a clock
+# (`clock_us`, time.ticks_us) and a deadline (`until`, set by the loop for each iteration) no
+# write starts after the deadline: the rest goes in the next iterations, and the inputs are
+# sampled in between. Without them (unit tests) a flush writes all the port takes.
 class Outbox:
     """Lines (JSON objects) out to a port. `tx`: a select.poll with the port registered for
     POLLOUT - any event means it takes `chunk` bytes now; put(buf): writes bytes, returns how
-    many the port took (0/None: none)."""
+    many the port took (0/None: none); clock_us: () -> ticks_us, for `until`."""
 
     chunk = 1  # bytes per write (board.py: what a POLLOUT promises on this port)
     max_bytes = 2048  # waiting for the host at most (about 10 lines)
 
-    def __init__(self, tx, put):
+    def __init__(self, tx, put, clock_us=None):
         self._tx = tx
         self._put = put
+        self._clock = clock_us
+        self.until = None  # ticks_us after which no write starts (None: no limit)
+        self.cut = False
+        self.full = False  # the last flush found the port full (its host is not reading)
         self._q: list = []  # lines (bytes, with their newline), oldest first; [0] being sent
         self._size = 0  # bytes in _q
         self._pos = 0  # bytes of _q[0] written
@@ -140,11 +151,22 @@ class Outbox:
         """True while lines wait for the host (it is slow, or not reading)."""
         return bool(self._q)
 
+    def behind(self):
+        """True when this end is what holds output back: the last flush ran out of time,
+        not out of room in the port, with half the queue full. The loop then reads no more
+        requests until it has caught up, so the replies a reading host is owed are never
+        dropped to make room for the answers to its later requests."""
+        return self.cut and self._size > self.max_bytes // 2
+
     def write(self, text):
         """Queue one line (without its newline) and write what the port takes now."""
         q = self._q
         line = (text + "\n").encode()
-        while len(q) > 1 and self._size + len(line) > self.max_bytes:
+        # the host's port is full (it does not read): past max_bytes the oldest line waiting
+        # goes. A queue that only waits for this end's next slice keeps its lines (the loop
+        # reads no requests meanwhile: behind()), up to a hard cap of 4 x max_bytes.
+        cap = self.max_bytes if self.full else 4 * self.max_bytes
+        while len(q) > 1 and self._size + len(line) > cap:
             self._size -= len(q.pop(1))
             self._gap += 1
         q.append(line)
@@ -152,8 +174,11 @@ class Outbox:
         self.flush()
 
     def flush(self):
-        """Write what the port takes now, never waiting; returns the bytes written."""
+        """Write what the port takes now, never waiting, until `until`; returns the bytes
+        written (`cut`: True if the deadline stopped it with lines still waiting)."""
         n = 0
+        self.cut = False
+        self.full = False
         q = self._q
         while q:
             line = q[0]
@@ -171,7 +196,11 @@ class Outbox:
             for _ in self._tx.ipoll(0):
                 ready = True
             if not ready:
+                self.full = True
                 break
+            if self.until is not None and ticks_diff(self._clock(), self.until) >= 0:
+                self.cut = True
+                break  # this iteration's slice is used up: the inputs come first
             try:
                 took = self._put(memoryview(line)[pos : pos + self.chunk])
                 self._pos = pos + took  # no branch in between: no KeyboardInterrupt lands here
@@ -187,6 +216,7 @@ class Outbox:
                 self._gap += 1
                 raise
             if not took:
+                self.full = True
                 break  # the port took nothing after all: the same bytes go next time
             n += took
         return n
@@ -322,13 +352,51 @@ def parse(line):
 
 
 _FIRST = ("id", "event", "ok", "error", "message")
+_KEYS: dict = {}  # key -> its JSON text and ": " (the firmware's own keys: a few dozen)
+
+
+class Raw:
+    """A value already encoded as JSON text: encode() puts it in as it is (the config in a
+    config_get reply is encoded once per change, not once per request)."""
+
+    def __init__(self, text):
+        self.text = text
+
+
+def raw_object(obj):
+    """`obj` (a flat dict) encoded once, keys sorted, as a Raw; its keys are not kept in
+    the key cache (they are encoded once per change, not per line)."""
+    return Raw("{" + ", ".join([json.dumps(k) + ": " + _enc(obj[k]) for k in sorted(obj)]) + "}")
+
+
+# Why encode is written for speed (issue 20): on rp2 json.dumps per value made a config_get
+# reply take 18 ms of chip time to encode, all in one loop iteration. Scalars are written
+# directly, keys' text is kept, and the config is a Raw.
+def _key(k):
+    text = _KEYS.get(k)
+    if text is None:
+        text = json.dumps(k) + ": "
+        if len(_KEYS) < 200:
+            _KEYS[k] = text
+    return text
 
 
 def _enc(value):
-    if type(value) is dict:
-        return "{" + ", ".join(json.dumps(k) + ": " + _enc(value[k]) for k in sorted(value)) + "}"
-    if type(value) is list or type(value) is tuple:
-        return "[" + ", ".join(_enc(v) for v in value) + "]"
+    t = type(value)
+    if t is int:
+        return str(value)
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if t is dict:
+        return "{" + ", ".join([_key(k) + _enc(value[k]) for k in sorted(value)]) + "}"
+    if t is list or t is tuple:
+        return "[" + ", ".join([_enc(v) for v in value]) + "]"
+    if t is Raw:
+        return value.text
     return json.dumps(value)
 
 
@@ -338,8 +406,8 @@ def encode(msg):
     parts = []
     for k in _FIRST:
         if k in msg:
-            parts.append(json.dumps(k) + ": " + _enc(msg[k]))
+            parts.append(_key(k) + _enc(msg[k]))
     for k in sorted(msg):
         if k not in _FIRST:
-            parts.append(json.dumps(k) + ": " + _enc(msg[k]))
+            parts.append(_key(k) + _enc(msg[k]))
     return "{" + ", ".join(parts) + "}"

@@ -32,6 +32,9 @@ the cable (-v adds the motor's speed, the buzzer and the LED).
 Standard input takes one command a line:
   press          press and release the launcher's button
   hold MS        hold the button down for MS milliseconds
+  down / up      hold the button down until 'up' / let it go
+  beam block     something blocks the card sensor's beam (a card, a finger) until
+  beam clear       'beam clear' (a card is counted once the beam clears again)
   jam / unjam    jam the card path / clear it (unjam also pulls out a card left in the mouth)
   load N         refill: the magazine now holds N cards
   unplug         pull the USB cable (the board loses power, the device disappears)
@@ -114,6 +117,8 @@ def describe(ev: dict[str, Any]) -> str:
     if kind == "motor":
         duty = float(ev.get("duty", 0) or 0)
         direction = ev.get("dir", 0)
+        if ev.get("brake"):
+            return "motor brake"
         if duty <= 0 or direction == 0:
             return "motor off"
         way = "forward" if direction == 1 else "reverse"
@@ -163,7 +168,7 @@ class _Reporter:
         self.verbose = verbose
         self.t0 = time.monotonic()
         self.lock = threading.Lock()
-        self.motor_on = False
+        self.motor = "off"  # "off", "on" or "brake": what was said last
 
     def __call__(self, ev: dict[str, Any]) -> None:
         kind = ev.get("hw")
@@ -171,11 +176,18 @@ class _Reporter:
             if kind in ("buzzer", "led"):
                 return
             if kind == "motor":
-                on = describe(ev) != "motor off"
-                if on == self.motor_on:
+                said = describe(ev)
+                state = "brake" if ev.get("brake") else ("off" if said == "motor off" else "on")
+                full = float(ev.get("duty", 0) or 0) >= 0.99
+                if state == "on" and self.motor == "brake" and ev.get("dir") == -1 and full:
+                    # the brake letting go: IN1 drops before IN2, so the bridge passes through
+                    # (low, high) for microseconds - not a reverse run (issue 20)
+                    self.motor = "coast"
+                    return
+                if state == self.motor:
                     return  # the ramp: only say when it starts and stops
-                self.motor_on = on
-                if on:
+                self.motor = state
+                if state == "on":
                     way = "forward" if ev.get("dir") == 1 else "reverse"
                     self.say(f"motor on ({way})")
                     return

@@ -11,6 +11,23 @@ SIM_CHIP = "rp2040"  # the chip this fake board models
 # firmware's ejection pattern from it instead of os.urandom, so a seeded run repeats.
 SIM_SEED = WORLD.seed
 
+# The unix board's USB as the rp2 port's (issue 20), when the runner says what a write
+# costs (`unolaunch sim` does; the firmware tests over pipes do not): POLLOUT promises one
+# byte (board.TX_CHUNK), and every write costs the firmware the chip time it costs on rp2,
+# with the mechanics running on (simworld.World.charge) - so a firmware that stops watching
+# its inputs while it writes loses presses and cards here as it does on a Pico.
+if WORLD.usb_write_us:
+    SIM_TX_CHUNK = 1
+
+    def sim_usb_write(put):
+        def write(buf):
+            took = put(buf)
+            WORLD.charge(WORLD.usb_write_us)
+            return took
+
+        return write
+
+
 PWRON_RESET = 1
 WDT_RESET = 3
 # What the last hard reset was (the runner says; on rp2 machine.reset() goes through the
@@ -38,6 +55,7 @@ class Pin:
         self._pull = None
         self._handler = None
         self._trigger = 0
+        self._hard = False
         self._out = 0
         self.init(mode, pull, value=value)
 
@@ -86,6 +104,7 @@ class Pin:
     def irq(self, handler=None, trigger=12, hard=False):
         self._handler = handler
         self._trigger = trigger
+        self._hard = hard
         if handler is None:
             WORLD.irq_pins.pop(self.id, None)
         else:
@@ -98,9 +117,12 @@ class Pin:
         if (level and self._trigger & Pin.IRQ_RISING) or (
             not level and self._trigger & Pin.IRQ_FALLING
         ):
-            # rp2 pin IRQs are soft: the handler is scheduled, and the scheduler's queue
-            # holds 8 (MICROPY_SCHEDULER_DEPTH); an edge past that is lost
-            if len(WORLD.sched) < SCHED_DEPTH:
+            # a hard IRQ runs at the edge (the world applies edges as its clock reaches
+            # them); a soft one is scheduled, and the scheduler's queue holds 8
+            # (MICROPY_SCHEDULER_DEPTH): an edge past that is lost
+            if self._hard:
+                self._handler(self)
+            elif len(WORLD.sched) < SCHED_DEPTH:
                 WORLD.sched.append((self._handler, self))
             else:
                 WORLD.sched_lost += 1

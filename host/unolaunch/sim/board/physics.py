@@ -54,6 +54,7 @@ class Launcher:
         self.drive = {}  # pin -> 0..1 (output level or PWM duty)
         self.freq = {}  # pin -> Hz of an active PWM (0: a plain level)
         self.motor = (0.0, 0)  # last reported (duty, dir)
+        self.braking = False  # both inputs high (reported with "brake": true)
         self.buzzer = 0
         self.led = None
         self.beam = self._beam()
@@ -83,19 +84,42 @@ class Launcher:
         """The level of `pin` as the model drives it, or None if it drives nothing there.
         A read of the pressed button counts as the firmware having seen it."""
         if pin == WIRING["button"]:
-            if self.button_down and self.release_at is not None:
-                if self.seen_from is None:
-                    self.seen_from = self.now_us
-                self.seen_last = self.now_us
+            self._button_seen()
             return self.button_level()
         if pin == WIRING["sensor"]:
             if self.sensor_fitted:
                 self.sensor_read = True
-                if self.beam_seen_from is None:
-                    self.beam_seen_from = self.now_us
-                self.beam_seen_last = self.now_us
+                self._beam_seen_now()
             return self.sensor_level()
         return None
+
+    def present(self):
+        """The firmware ran until now without reading its inputs (busy writing to USB, whose
+        chip time the unix board charges it): for `track_reads` that time counts as if it
+        had looked. A press or a card it was there for and did not watch is lost, as on a
+        chip - only time the machine took the process away is made up for."""
+        self._button_seen()
+        if self.sensor_read:
+            self._beam_seen_now()
+
+    def away(self):
+        """The process was descheduled in the middle of such time: what the firmware has
+        watched of a press or of the beam's state counts from now on (they last longer)."""
+        if self.seen_from is not None:
+            self.seen_from = self.seen_last = self.now_us
+        if self.beam_seen_from is not None:
+            self.beam_seen_from = self.beam_seen_last = self.now_us
+
+    def _button_seen(self):
+        if self.button_down and self.release_at is not None:
+            if self.seen_from is None:
+                self.seen_from = self.now_us
+            self.seen_last = self.now_us
+
+    def _beam_seen_now(self):
+        if self.beam_seen_from is None:
+            self.beam_seen_from = self.now_us
+        self.beam_seen_last = self.now_us
 
     def _set_beam(self, blocked):
         if blocked == self.beam:
@@ -123,9 +147,14 @@ class Launcher:
             b = self.drive.get(WIRING["motor_b"], 0.0)
             d = a - b
             state = (round(abs(d), 3), 1 if d > 0 else (-1 if d < 0 else 0))
-            if state != self.motor:
+            brake = a > 0 and a == b  # both H-bridge inputs high: the motor is shorted
+            if state != self.motor or brake != self.braking:
                 self.motor = state
-                self.report({"hw": "motor", "duty": state[0], "dir": state[1]})
+                self.braking = brake
+                ev = {"hw": "motor", "duty": state[0], "dir": state[1]}
+                if brake:
+                    ev["brake"] = True
+                self.report(ev)
         elif pin == WIRING["buzzer"]:
             hz = freq if value > 0 else 0
             if hz != self.buzzer:

@@ -32,6 +32,9 @@ def _env_seed():
         return None  # unset (or not a number): the board's entropy, as on a real Pico
 
 
+CHARGE_GAP_US = 500  # a busy wait's turn longer than this: the process was descheduled
+
+
 class World:
     def __init__(self):
         self.seed = _env_seed()  # machine.SIM_SEED: the firmware's pattern seed
@@ -74,6 +77,8 @@ class World:
         self.wdt_fed = 0
         self.timers = []
         self.glitches = 0  # pin reads that will raise (control `glitch [N]`, firmware tests)
+        # chip time a USB write costs on the rp2 port (machine.sim_usb_write), 0: none
+        self.usb_write_us = _env_int("UNOLAUNCH_SIM_USB_WRITE_US", 0)
         self.last_us = time.ticks_us()
         self.now_us = 0  # monotonic microseconds since start (ticks_us wraps)
         self.last_ctl_ms = 0
@@ -128,6 +133,27 @@ class World:
         for t in self.timers:
             t._due(now)
         self.run_scheduled()
+
+    def charge(self, us):
+        """The firmware spends `us` of its clock (real time here) on something it does not
+        watch its inputs during: the mechanics run on meanwhile, pin IRQs fire at their
+        edges, and the time counts as the firmware's own (physics.Launcher.present)."""
+        # a busy wait, as the chip's: a sleep would wake up late on a loaded machine. A turn
+        # that took longer than CHARGE_GAP_US was the machine taking the process away, not
+        # the firmware's time: it is not counted as presence (the model makes it up)
+        last = time.ticks_us()
+        end = time.ticks_add(last, us)
+        while True:
+            now = time.ticks_us()
+            if time.ticks_diff(end, now) <= 0:
+                break
+            away = time.ticks_diff(now, last) > CHARGE_GAP_US
+            last = now
+            self.update()
+            if away:
+                self.launcher.away()
+            else:
+                self.launcher.present()
 
     def run_scheduled(self):
         """Run the soft-IRQ handlers the pins scheduled (rp2 runs them between bytecodes;

@@ -1,0 +1,206 @@
+"""The launcher never goes deaf (issue 20): the button and the beam are watched while the
+firmware talks to the host, on both boards of the differential tier.
+
+On the rp2 port a write to USB costs chip time (about 80 µs a call), so a firmware that wrote
+a long reply or a backlog in one loop iteration stopped sampling its inputs for tens to
+hundreds of milliseconds: presses of 30-100 ms went unseen and cards flew out uncounted.
+Each test here is a row of the issue's table: a scripted host polls (or pauses and resumes)
+while the launcher's mechanics press the button or shoot cards, and every press and every
+card must be accounted for. Press lengths and gaps are the mechanics' own time (on the
+rp2040 board the chip's clock), so the tests do not depend on the host machine's speed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import shutil
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from board_harness import Link, board_link, board_params
+from fw_harness import FIRMWARE
+
+pytestmark = pytest.mark.timeout(300)
+
+BOARD = pytest.mark.parametrize("board", board_params())
+
+PRESS_LENGTHS_MS = (30, 40, 60, 100)  # issue 20: no press of 30 ms or longer is missed
+PRESS_ROUNDS = 4
+PRESS_GAP_MS = 80  # physics.PRESS_GAP_MS: queued presses are this far apart
+
+
+@contextlib.contextmanager
+def polling(fw: Link, cmd: str, period_s: float) -> Iterator[list[int]]:
+    """A host that asks ``cmd`` every ``period_s`` seconds, as a table's client does: it
+    sends the next request once the last one is answered (or after 30 s) and the period
+    has passed, until the block ends; yields the ids it sent."""
+    stop = threading.Event()
+    sent: list[int] = []
+
+    def answered(req_id: int) -> bool:
+        tag = b'{"id": %d, "ok"' % req_id
+        return any(line.startswith(tag) for line in fw.lines[-50:])
+
+    def run() -> None:
+        req_id = 500000
+        while not stop.wait(period_s):
+            req_id += 1
+            fw.send_raw((json.dumps({"id": req_id, "cmd": cmd}) + "\n").encode())
+            sent.append(req_id)
+            deadline = time.monotonic() + 30
+            while not answered(req_id) and time.monotonic() < deadline and not stop.is_set():
+                time.sleep(0.005)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    try:
+        yield sent
+    finally:
+        stop.set()
+        thread.join(timeout=5)
+
+
+def wait_chip_ms(fw: Link, ms: int, timeout: float = 120.0) -> dict[str, Any]:
+    """Wait until the board's own clock has run ``ms`` more milliseconds (the emulated chip
+    runs below real time); returns the last status."""
+    start = fw.request("status", timeout=30)["uptime_ms"]
+    deadline = time.monotonic() + timeout
+    while True:
+        status = fw.request("status", timeout=30)
+        if status["uptime_ms"] - start >= ms:
+            return status
+        assert time.monotonic() < deadline, f"the board's clock did not run {ms} ms"
+        time.sleep(0.2)
+
+
+def settled_presses(fw: Link, before: int, want: int) -> int:
+    """The presses counted since ``before``, once ``want`` are or the board's clock has run
+    two more seconds (the unix board holds a press the firmware was descheduled for until it
+    has read it: the last one may end late; a lost press never comes)."""
+    start = fw.request("status", timeout=30)
+    deadline = time.monotonic() + 120
+    status = start
+    while status["presses"] - before < want and time.monotonic() < deadline:
+        if status["uptime_ms"] - start["uptime_ms"] >= 2000:
+            break
+        time.sleep(0.1)
+        status = fw.request("status", timeout=30)
+    return int(status["presses"]) - before
+
+
+def _hosted_unarmed(fw: Link) -> None:
+    # a press is then a `foul` (not_armed): it is counted, and it moves no motor
+    fw.hello()
+    assert fw.request("mode", mode="hosted")["ok"]
+    fw.drain()
+
+
+@BOARD
+@pytest.mark.parametrize(
+    ("cmd", "period_s"), [("status", 0.1), ("config_get", 0.25)], ids=["status", "config_get"]
+)
+def test_every_press_is_seen_under_a_polling_host(board: str, cmd: str, period_s: float) -> None:
+    """Rows 1-2: presses of 30, 40, 60 and 100 ms while the host asks `status` every 100 ms
+    or `config_get` every 250 ms; the launcher counts every one."""
+    lengths = [ms for _ in range(PRESS_ROUNDS) for ms in PRESS_LENGTHS_MS]
+    with board_link(board) as fw:
+        seen = presses_under_polling(fw, lengths, cmd, period_s)
+        fouls = [ev for ev in fw.events if ev["event"] == "foul"]
+        assert seen == len(lengths), (
+            f"{seen} of {len(lengths)} presses seen on {board} under {cmd} polling; "
+            f"fouls {[ev['n'] for ev in fouls]}"
+        )
+
+
+def presses_under_polling(fw: Link, lengths: list[int], cmd: str, period_s: float) -> int:
+    """Presses of ``lengths`` ms while a host polls ``cmd``: how many the launcher counted."""
+    _hosted_unarmed(fw)
+    before = fw.request("status")["presses"]
+    with polling(fw, cmd, period_s) as sent:
+        for ms in lengths:
+            fw.control(f"press {ms}")  # queued: each follows the last after a gap
+        wait_chip_ms(fw, sum(lengths) + PRESS_GAP_MS * len(lengths) + 500)
+        seen = settled_presses(fw, before, len(lengths))
+    assert len(sent) >= 3, "the host did not poll"
+    return seen
+
+
+@BOARD
+def test_both_boards_catch_a_loop_that_stops_watching_while_it_writes(
+    board: str, tmp_path: Path
+) -> None:
+    """Issue 20, item 3: the unix board charges every USB write the chip time it costs on
+    the rp2 port, so the fast tier finds a deaf loop too. The firmware with its pin IRQs
+    off and its output slice unbounded (what it was before issue 20) loses presses under a
+    host polling `config_get`, on both boards."""
+    deaf = tmp_path / "deaf"
+    shutil.copytree(FIRMWARE, deaf, ignore=shutil.ignore_patterns("__pycache__"))
+    app = deaf / "launcher" / "app.py"
+    text = app.read_text()
+    assert "WRITE_US = 1000" in text and "if not board.watch(pin, log, clock):" in text
+    text = text.replace("WRITE_US = 1000", "WRITE_US = 500_000")  # one slice: all of it
+    app.write_text(text.replace("if not board.watch(pin, log, clock):", "if True:"))
+    lengths = [ms for _ in range(PRESS_ROUNDS) for ms in PRESS_LENGTHS_MS]
+    with board_link(board, firmware_dir=deaf) as fw:
+        seen = presses_under_polling(fw, lengths, "config_get", 0.25)
+    assert seen < len(lengths), f"a deaf loop saw all {seen} presses on {board}"
+
+
+@BOARD
+@pytest.mark.parametrize(
+    ("cmd", "period_s"), [("status", 0.05), ("config_get", 0.2)], ids=["status", "config_get"]
+)
+def test_fire_exact_counts_every_card_under_a_polling_host(
+    board: str, cmd: str, period_s: float
+) -> None:
+    """Rows 3-4: `fire exact 10` at full duty while the host polls: every card that leaves
+    the magazine is counted, by the burst's eject or as a `stray`."""
+    with board_link(board, cards=60) as fw:
+        fw.hello()
+        assert fw.request("config_set", config={"motor_duty_pct": 100})["ok"]
+        fw.drain()
+        before = fw.sim.cards
+        out_before = fw.request("status")["cards_out"]
+        with polling(fw, cmd, period_s):
+            assert fw.request("fire", mode="exact", cards=10, timeout=30)["ok"]
+            eject = fw.wait_event("eject", timeout=60)
+            wait_chip_ms(fw, 600)  # the brake, the roller coasting, strays reported
+        status = fw.request("status")
+        out = before - fw.sim.cards
+        counted = status["cards_out"] - out_before
+        strays = sum(ev["cards"] for ev in fw.events if ev["event"] == "stray")
+        assert eject["cards"] == 10 and eject["counted"], eject
+        assert out == counted, (
+            f"{out} cards out, {counted} counted ({eject['cards']} by the burst, "
+            f"{strays} stray) on {board} under {cmd} polling"
+        )
+
+
+@BOARD
+def test_a_press_right_after_unstall_is_seen(board: str) -> None:
+    """Row 5: the host pauses (its backlog of replies fills the launcher's queue), then reads
+    again; a 120 ms press made right then is counted, three times over."""
+    rounds = 3
+    with board_link(board) as fw:
+        _hosted_unarmed(fw)
+        before = fw.request("status")["presses"]
+        for _ in range(rounds):
+            fw.sim.stall()
+            for i in range(14):  # about 3 KB of replies: more than the queue holds
+                fw.send_raw((json.dumps({"id": 900000 + i, "cmd": "status"}) + "\n").encode())
+            wait_unread(fw, 0.5)
+            fw.sim.unstall()
+            fw.control("press 120")
+            wait_chip_ms(fw, 120 + 400)
+        seen = settled_presses(fw, before, rounds)
+        assert seen == rounds, f"{seen} of {rounds} presses right after unstall seen on {board}"
+
+
+def wait_unread(fw: Link, seconds: float) -> None:
+    """Let the board take the requests in while its host does not read (a paused host)."""
+    time.sleep(seconds * (3 if fw.sim.board == "rp2040" else 1))
