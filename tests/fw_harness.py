@@ -71,7 +71,7 @@ class Firmware:
         *,
         cards: int = 112,
         sensor: bool = True,
-        heap: str = "192K",
+        heap: str = "256K",  # as the simulator's (sim/runner.py); the budget test: 192K
         config: dict[str, Any] | str | None = None,
         script: str = "main.py",
         env: dict[str, str] | None = None,

@@ -437,7 +437,8 @@ def test_rp2040_ram_after_boot_on_the_real_port() -> None:
         fw.wait_event("eject")
         perf = fw.request("status", perf=True)["perf"]
         assert perf["mem_free_boot"] >= 180 * 1024, perf  # of the rp2 port's 240 KB heap
-        assert perf["mem_alloc"] <= 56 * 1024, perf
+        # (56 KB before protocol 3's event log and issue 20's edge rings and slices)
+        assert perf["mem_alloc"] <= 60 * 1024, perf
         assert perf["press_to_motor_ms"] <= 25, perf  # debounce 20 ms plus an iteration
 
 

@@ -77,7 +77,15 @@ def _mutate_json(rng: random.Random, req: dict[str, Any]) -> bytes:
 
 def make_lines(n: int, seed: int) -> list[bytes]:
     rng = random.Random(seed)
-    examples = [ex["send"].encode() for ex in load_examples() if "send" in ex]
+    # (not `events`: each one sends up to 6 kept events again before its reply, and 40 of
+    # them in flight are more output than the 2 KB queue keeps for a host this far behind:
+    # the launcher then drops the oldest lines, by design. A host asks `events` one at a
+    # time and waits for the reply: tests/test_play_catch_up.py)
+    examples = [
+        ex["send"].encode()
+        for ex in load_examples()
+        if "send" in ex and '"events"' not in ex["send"]
+    ]
     lines = []
     while len(lines) < n:
         kind = rng.randrange(10)

@@ -3,17 +3,12 @@
 # values (`now`, ticks_ms) and the event sink are handed in; nothing here touches machine.
 from launcher import protocol
 from launcher.config import RESTART_KEYS, merged
+from launcher.eventlog import EventLog
 from launcher.ticks import ticks_diff
 
 STANDALONE = "standalone"
 HOSTED = "hosted"
 HEARTBEAT_MS = 1000  # while armed, an event at least this often (docs/protocol.md)
-# The event log (protocol 3): the last EVENT_LOG numbered events are kept for a host that
-# missed them (a crash, a pulled cable) and asks `events` since the last `seq` it applied.
-# An `events` reply sends at most EVENTS_BATCH of them, so that they never overflow the
-# port's 2 KB Outbox (which would drop the oldest lines); the host asks again for the rest.
-EVENT_LOG = 64
-EVENTS_BATCH = 6
 
 FAULT_MESSAGES = {
     "jam": "no card came out within jam_ms with the motor running: "
@@ -67,9 +62,7 @@ class Launcher:
         self.beat_at = now  # the last event: a heartbeat follows HEARTBEAT_MS after it
         self.pending_restart = []
         self.perf = None  # optional () -> dict of performance figures for `status`
-        self.boot_id = info.get("boot")  # random at each boot: `seq` restarts with it
-        self.seq = 0  # the last numbered event
-        self.log: list = [None] * EVENT_LOG  # the last events, slot seq % EVENT_LOG
+        self.events = EventLog(info.get("boot"))  # protocol 3: numbered, kept events
         self._cfg_raw = None  # (cfg, its JSON text) for config_get
 
     # -- state -----------------------------------------------------------------
@@ -89,10 +82,7 @@ class Launcher:
         fields["t"] = self.now
         self.beat_at = self.now
         if name != "heartbeat":  # a heartbeat says nothing a host must not miss
-            self.seq += 1
-            fields["seq"] = self.seq
-            fields["boot"] = self.boot_id
-            self.log[self.seq % EVENT_LOG] = fields
+            self.events.note(fields)
         self.emit(fields)
 
     def boot(self, now):
@@ -347,7 +337,7 @@ class Launcher:
         fields["protocol"] = min(asked, protocol.PROTOCOL)
         fields["protocol_max"] = protocol.PROTOCOL
         fields["mode"] = self.mode
-        fields["seq"] = self.seq  # v3: the last numbered event (the boot event: its own)
+        fields["seq"] = self.events.seq  # v3: the last numbered event (boot: its own)
         return fields
 
     def _cmd_hello(self, req, rid, now):
@@ -367,46 +357,14 @@ class Launcher:
                 "uptime_ms": ticks_diff(now, self.boot_at),
                 "restart_needed": self.pending_restart,
                 "interrupts": self.interrupts,
-                "boot": self.boot_id,
-                "seq": self.seq,
+                "boot": self.events.boot,
+                "seq": self.events.seq,
                 "perf": self.perf() if req.get("perf") and self.perf is not None else None,
             },
         )
 
     def _cmd_events(self, req, rid, now):
-        """Send again, in order, the kept events after `since` (at most EVENTS_BATCH of
-        them, each with `replay: true`), then this reply; `gone` when the ring no longer
-        reaches back that far."""
-        since = req["since"]
-        last = self.seq
-        oldest = last - EVENT_LOG + 1 if last >= EVENT_LOG else 1
-        if since > last:
-            return protocol.error(
-                rid,
-                "bad_field",
-                "since is past the last event (seq %d)" % last,
-                field="since",
-                last=last,
-                boot=self.boot_id,
-            )
-        if since + 1 < oldest:
-            return protocol.error(
-                rid,
-                "gone",
-                "the event log starts at seq %d now" % oldest,
-                oldest=oldest,
-                last=last,
-                boot=self.boot_id,
-            )
-        upto = since + EVENTS_BATCH if since + EVENTS_BATCH < last else last
-        for seq in range(since + 1, upto + 1):
-            ev = dict(self.log[seq % EVENT_LOG])
-            ev["replay"] = True
-            self.emit(ev)
-        return self._ok(
-            rid,
-            {"since": since, "to": upto, "last": last, "more": upto < last, "boot": self.boot_id},
-        )
+        return self.events.replay(rid, req["since"], self.emit)
 
     def _cmd_mode(self, req, rid, now):
         was = None
