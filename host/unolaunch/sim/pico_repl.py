@@ -57,6 +57,8 @@ _GATE_SIGINT_S = 0.15
 _SIGINT_TRIES = 10
 _GATE_EXEC_S = 0.03
 _BOOT_TIMEOUT_S = 5.0
+# How long bytes the firmware handed back wait for the REPL's prompt (PicoRepl.replay).
+_REPLAY_S = 2.0
 # Past this many host bytes waiting for the child the relay stops reading the host.
 _CHILD_BUFFER_MAX = 64 * 1024
 
@@ -81,6 +83,7 @@ class PicoRepl:
         self._boot_buf = b""
         self._muted = False  # the dying child's output is being dropped
         self._replay = b""  # bytes the firmware handed back for the REPL, not yet there
+        self._replay_until = 0.0  # ... given to the REPL only if its prompt comes by then
 
     # ------------------------------------------------------------------ the process
     def boot(self, child: UnixPortProcess, raw: bool) -> None:
@@ -100,8 +103,10 @@ class PicoRepl:
         """The firmware gave back bytes it read that are the REPL's (what followed a REPL
         tool's Ctrl-C: mpremote's Ctrl-A). A Pico's os.dupterm makes them the first thing
         the REPL reads; the unix port has none, so they wait here until the child sits at
-        its prompt, ahead of anything the host wrote since."""
+        its prompt, ahead of anything the host wrote since — if that prompt comes within
+        _REPLAY_S (the one the hand-over prints), never a later one."""
         self._replay += data
+        self._replay_until = time.monotonic() + _REPLAY_S
 
     def detach(self) -> None:
         """The process was killed: nothing is held for it any more (its banner included)."""
@@ -250,6 +255,8 @@ class PicoRepl:
             # A prompt printed while still in "running" mode: the unix port is about to
             # switch to raw mode and flush input; hold the host's next bytes until then.
             self._gate = ("repl", time.monotonic() + _GATE_REPL_S)
+        if self._replay and time.monotonic() > self._replay_until:
+            self._replay = b""  # stale: the REPL it was for came and went
         if self._replay and seen.endswith(b">>> "):
             # the REPL the firmware handed over waits: what it gave back comes first
             self._to_child[:0] = self._replay
