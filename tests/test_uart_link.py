@@ -19,24 +19,16 @@ import pytest
 from board_harness import Link, board_params, start_board
 
 BOARD = pytest.mark.parametrize("board", board_params())
-#: A firmware fault the timed UART shows (issue 26; firmware/ is issue 20's): Uart.write in
-#: launcher/board.py ignores the count machine.UART.write returns. The UART is made with
-#: timeout=0, so once its 1 KB TX buffer is full a write waits at most timeout_char (1 ms at
-#: 115200) for room; the TX interrupt frees 28 bytes only every 2.4 ms (FIFO trigger 1/8),
-#: so the write returns with part of the line and the rest is lost (ports/rp2/
-#: machine_uart.c, mp_machine_uart_write, as on a Pico). Strict: a fix is noticed.
+#: Issue 26 found a firmware fault here on the timed UART: Uart.write ignored the count
+#: machine.UART.write (timeout 0) returns, so once the 1 KB TX buffer was full the rest of a
+#: line was lost (ports/rp2/machine_uart.c, as on a Pico). The UART now writes through an
+#: Outbox as USB does (launcher/board.py); this test failed on rp2040 before.
 FLOOD_BOARDS = [
     pytest.param("unix", id="unix"),
     pytest.param(
         "rp2040",
         id="rp2040",
-        marks=[
-            pytest.mark.rp2040,
-            pytest.mark.xfail(
-                strict=True,
-                reason="the firmware's Uart.write drops what machine.UART.write did not take",
-            ),
-        ],
+        marks=pytest.mark.rp2040,
     ),
 ]
 

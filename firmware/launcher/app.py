@@ -223,6 +223,8 @@ class App:
         self.launcher.tick(now)
         # this iteration's output slice (what tick() emitted is written at its end)
         self.serial.until = time.ticks_add(time.ticks_us(), WRITE_US)
+        for port, _ in self.links[1:]:
+            port.until = self.serial.until  # the UART shares the slice
         for i, (port, reader) in enumerate(self.links):
             usb = port is self.serial
             if usb and (self.leave or self.launcher.repl_at is not None or self._holding(now)):
@@ -230,7 +232,7 @@ class App:
             if usb and self.serial.behind():
                 continue  # the host reads, the launcher is slow: replies first, then requests
             todo = self.pending[i]
-            if not todo:
+            if not todo or not usb:  # a UART is read always: its 1 KB RX buffer must not fill
                 data = port.read(budget_us=READ_US)
                 if data:
                     busy = True
@@ -240,6 +242,8 @@ class App:
                     todo.extend(reader.feed(data))
                     if usb and self.takeover.replay is not None:
                         self.leave = "ctrl_c"
+            if todo and not usb and port.behind():
+                continue  # the UART's wire is slower than its requests: replies first
             if todo:
                 # one request per iteration (each is parsed, run and its reply encoded in one
                 # go: several would add up); all of them when the loop is about to end
@@ -251,6 +255,9 @@ class App:
         # it can now; a cut slice goes on next iteration, without the idle wait
         if self.serial.flush() or self.serial.cut:
             busy = True
+        for port, _ in self.links[1:]:
+            if port.flush() or port.cut:
+                busy = True
         repl_at = self.launcher.repl_at
         if repl_at is not None and (
             not self.serial.waiting() or time.ticks_diff(now, repl_at) >= REPL_WAIT_MS

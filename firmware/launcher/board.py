@@ -244,26 +244,46 @@ def random_seed():
     return int.from_bytes(os.urandom(4), "little")
 
 
-class Uart:
-    """The protocol on a hardware UART (config uart_id), read without blocking."""
+class _Always:
+    """A poll that always says "ready": a port whose write never waits (the unix board's
+    UART, which select.poll cannot register)."""
+
+    def ipoll(self, timeout=0):
+        return ((None, select.POLLOUT),)
+
+
+class Uart(Outbox):
+    """The protocol on a hardware UART (config uart_id), read without blocking and written
+    through an Outbox as USB is (issue 26): machine.UART.write (timeout 0) takes only what
+    fits the 1 KB TX buffer, so a long reply written at once lost its tail; now what does not
+    fit waits in the Outbox, a byte per POLLOUT (one free byte: never a wait)."""
+
+    chunk = 1
+    drains = True  # the wire empties the TX buffer at the baud rate, whoever listens
 
     def __init__(self, uart_id, tx, rx, baud):
         self._uart = machine.UART(
             uart_id, baudrate=baud, tx=machine.Pin(tx), rx=machine.Pin(rx), txbuf=1024, rxbuf=1024
         )
         self.closed = False
+        room: object = select.poll()
+        try:
+            room.register(self._uart, select.POLLOUT)  # type: ignore[attr-defined]
+        except (TypeError, OSError, AttributeError):
+            room = _Always()
+        Outbox.__init__(self, room, self._uart.write, time.ticks_us)
+
+    def behind(self):
+        """Half the queue waits for the wire: handle no more requests until it has gone
+        out (they wait read, so the 1 KB RX buffer never overflows); a reply is never
+        dropped to make room for the next one's."""
+        return self._size > self.max_bytes // 2
 
     def read(self, limit=512, budget_us=None):
         n = self._uart.any()  # one call for all of it: no budget needed
         if not n:
             return b""
         return self._uart.read(min(n, limit)) or b""
-
-    def write(self, text):
-        self._uart.write(text + "\n")
-
-    def waiting(self):
-        return False  # the UART's own 1 KB TX buffer holds what is not out yet
 
 
 class Serial(Outbox):

@@ -134,6 +134,7 @@ class Outbox:
 
     chunk = 1  # bytes per write (board.py: what a POLLOUT promises on this port)
     max_bytes = 2048  # waiting for the host at most (about 10 lines)
+    drains = False  # True: a full port is only slow (a UART's wire), never a host not reading
 
     def __init__(self, tx, put, clock_us=None):
         self._tx = tx
@@ -165,7 +166,7 @@ class Outbox:
         # the host's port is full (it does not read): past max_bytes the oldest line waiting
         # goes. A queue that only waits for this end's next slice keeps its lines (the loop
         # reads no requests meanwhile: behind()), up to a hard cap of 4 x max_bytes.
-        cap = self.max_bytes if self.full else 4 * self.max_bytes
+        cap = self.max_bytes if self.full and not self.drains else 4 * self.max_bytes
         while len(q) > 1 and self._size + len(line) > cap:
             self._size -= len(q.pop(1))
             self._gap += 1
