@@ -79,7 +79,7 @@ WEB_PACE_S = 0.4
 def run(args: argparse.Namespace) -> int:
     """Run the demo game and print its log."""
     from unolaunch.errors import UnolaunchError, UsageError
-    from unolaunch.table.demo import NAMES, DemoStalled, run_demo
+    from unolaunch.table.demo import NAMES, DemoError, run_demo
 
     if args.target is not None and args.target < 1:
         raise UsageError("--target must be at least 1 point")
@@ -127,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
                 watch=front.watch if front is not None else None,
                 magazine=args.magazine,
             )
-        except DemoStalled as exc:
+        except DemoError as exc:
             raise UnolaunchError(
                 f"{exc}. Nothing is lost but this demo game: run it again with '{again}', "
                 "and if it stops at the same place, please report that command"

@@ -183,7 +183,10 @@ class LauncherClient:
         #: caught up) from it; a ``seq`` at or below it is a duplicate and never emitted.
         self.boot: int | None = None
         self.last_seq = 0
-        self._replayed: list[EventDict] = []  # events sent again, for events_since
+        #: events sent again while _fetch_since waits for its `events` reply (None: not
+        #: asking; a replay another port asked for is none of ours: the firmware sends every
+        #: event to every port)
+        self._replayed: list[EventDict] | None = None
         self._held: list[EventDict] = []  # events after a gap in the numbers (_fresh)
 
     # ------------------------------------------------------------------ lifecycle
@@ -579,7 +582,10 @@ class LauncherClient:
             return
         event = msg.fields
         if event.get("replay") is True:
-            self._replayed.append(event)  # asked for with `events`: events_since takes it
+            if self._replayed is not None:
+                self._replayed.append(event)  # asked for with `events`: _fetch_since takes it
+            else:
+                log.debug("replay asked for by another port ignored: %s", event)
             return
         if self._in_handshake:
             return  # anything before our hello is answered is stale (docs/protocol.md)
@@ -652,13 +658,16 @@ class LauncherClient:
         since = seq
         empty = 0  # answers in a row that brought none of the events they announced
         while True:
-            self._replayed.clear()
-            reply = self._exchange("events", {"since": since}, self.timeout)
+            replayed: list[EventDict] = []
+            self._replayed = replayed
+            try:
+                reply = self._exchange("events", {"since": since}, self.timeout)
+            finally:
+                self._replayed = None
             if not reply.ok and reply.error == "gone":
                 raise EventLogGone("events", reply.fields, self.port)
             fields = self._check("events", reply)
-            got = {e["seq"]: e for e in self._replayed if isinstance(e.get("seq"), int)}
-            self._replayed.clear()
+            got = {e["seq"]: e for e in replayed if isinstance(e.get("seq"), int)}
             upto = fields.get("to")
             if not isinstance(upto, int) or upto <= since:
                 return out

@@ -50,7 +50,12 @@ BRAKE_SETTLE_S = 0.08
 STRAY_WAIT_S = 2.0
 
 
-class DemoStalled(UnolaunchError):
+class DemoError(UnolaunchError):
+    """The demo game cannot go on (the message says why); ``unolaunch demo`` adds the
+    command that replays it."""
+
+
+class DemoStalled(DemoError):
     """The simulated launcher did not send an event the demo waits for."""
 
 
@@ -95,7 +100,6 @@ class Demo:
         self.beside = 0
         self.fault: dict[str, Any] | None = None  # a fault the launcher reported, not cleared
         self._strays: dict[Any, int] = {}  # stray cards by press number, not yet counted
-        self._extra = 0
         #: Called after every step and round change with (demo, (player, cards) of a press
         #: or None): ``unolaunch demo --web`` shows the game live with it.
         self.watch: Callable[[Demo, tuple[str, int] | None], None] | None = None
@@ -167,14 +171,14 @@ class Demo:
             time.sleep(0.002)
         time.sleep(BRAKE_SETTLE_S)
         deadline = time.monotonic() + STRAY_WAIT_S
+        extra = 0
         while True:
             self._barrier()
-            self._extra += self._strays.pop(n, 0)
+            extra += self._strays.pop(n, 0)
             left = before - self.sim.cards  # what the magazine lost
-            if cards + self._extra >= left or time.monotonic() >= deadline:
+            if cards + extra >= left or time.monotonic() >= deadline:
                 break
             time.sleep(0.02)
-        extra, self._extra = self._extra, 0
         if extra:
             s = "s" if extra != 1 else ""
             self.log(f"  ({extra} more card{s} fell out as the roller stopped: {player}'s)")
@@ -222,15 +226,14 @@ class Demo:
             n = ev.get("n")
             self._strays[n] = self._strays.get(n, 0) + int(ev.get("cards") or 0)
         elif name == "foul":
-            raise UnolaunchError(
-                f"the simulated launcher refused {ev.get('player') or 'a'} press as a foul "
-                f"({ev.get('reason')}): the demo and the launcher disagree about who owes "
-                "a press — a bug; the game stops here"
+            raise DemoError(
+                f"the simulated launcher refused a press as a foul ({ev.get('reason')}): the "
+                "demo and the launcher disagree about who owes a press (a bug)"
             )
         elif name == "boot":
-            raise UnolaunchError(
+            raise DemoError(
                 "the simulated launcher restarted in the middle of the game (its firmware "
-                "crashed or was reset); the game stops here"
+                "crashed or was reset)"
             )
 
     def _barrier(self) -> dict[str, Any]:
@@ -310,7 +313,7 @@ class Demo:
             while not g.round_over:
                 self.step()
                 if self.actions > 50_000:
-                    raise UnolaunchError("the demo game did not end; please report the seed")
+                    raise DemoError("the demo game did not end after 50,000 actions (a bug)")
             snap = g.snapshot()
             scores = ", ".join(f"{p} {snap['scores'][p]}" for p in g.players)
             self.log(
