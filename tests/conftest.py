@@ -24,6 +24,11 @@ def cli_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = str(HOST) + os.pathsep + env.get("PYTHONPATH", "")
     env.pop("UNOLAUNCH_DEBUG", None)
+    # The table speaks the locale's language (issue 25): tests expect English unless they
+    # ask for another with --lang or their own LANG.
+    env.pop("LC_ALL", None)
+    env.pop("LC_MESSAGES", None)
+    env["LANG"] = "C.UTF-8"
     if extra:
         env.update(extra)
     return env

@@ -53,3 +53,26 @@ def seed(text: str) -> int:
     if not 0 <= value <= SEED_MAX:
         raise argparse.ArgumentTypeError(f"{value} is not between 0 and {SEED_MAX}")
     return value
+
+
+def add_lang_argument(parser: argparse.ArgumentParser) -> None:
+    """Add ``--lang`` (the table's language) to a command that talks to players."""
+    from unolaunch.i18n import LANGUAGES, PSEUDO
+
+    parser.add_argument(
+        "--lang",
+        choices=(*LANGUAGES, PSEUDO),
+        metavar="LANG",
+        help=f"the table's language: {', '.join(LANGUAGES)} (default: from LC_ALL, "
+        "LC_MESSAGES or LANG, else en); card and command words of every language are "
+        "understood whatever this says",
+    )
+
+
+def apply_language(args: argparse.Namespace) -> str:
+    """Set the process's language from ``--lang`` or the locale; return it."""
+    from unolaunch.i18n import choose_language, set_language
+
+    lang = choose_language(getattr(args, "lang", None))
+    set_language(lang)
+    return lang

@@ -14,7 +14,7 @@ from typing import Any
 
 from rich.console import Console
 
-from unolaunch.commands import seed
+from unolaunch.commands import add_lang_argument, apply_language, seed
 from unolaunch.web.address import WEB_LOG_HELP
 
 HELP = "bots play UNO Attack against the simulated launcher"
@@ -59,6 +59,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "and bursts that run dry happen often",
     )
     parser.add_argument("--quiet", action="store_true", help="show only rounds and scores")
+    add_lang_argument(parser)
     parser.add_argument(
         "--web",
         metavar="[HOST:]PORT",
@@ -78,6 +79,7 @@ WEB_PACE_S = 0.4
 
 def run(args: argparse.Namespace) -> int:
     """Run the demo game and print its log."""
+    apply_language(args)
     from unolaunch.errors import UnolaunchError, UsageError
     from unolaunch.table.demo import NAMES, DemoError, run_demo
 

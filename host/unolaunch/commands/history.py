@@ -14,7 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from unolaunch.cards import parse_card
-from unolaunch.commands import count
+from unolaunch.commands import add_lang_argument, apply_language, count
 from unolaunch.errors import UnolaunchError
 from unolaunch.rules import Game, IllegalMoveError
 from unolaunch.table.app import effect_text
@@ -37,6 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``unolaunch history``."""
     parser.add_argument("game", nargs="?", type=int, metavar="GAME", help="show this game's log")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    add_lang_argument(parser)
     parser.add_argument("--limit", type=count, default=20, metavar="N", help="newest N games (20)")
     parser.add_argument(
         "--recover",
@@ -95,6 +96,7 @@ def _line(text: str, style: str = "") -> Text:
 
 def run(args: argparse.Namespace) -> int:
     """List games, or print one game's log (reading only: a listing creates nothing)."""
+    apply_language(args)
     path = data_dir(args.data_dir) / DB_NAME
     if args.abandon is not None:
         return abandon(args.data_dir, args.abandon)

@@ -8,6 +8,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
+from unolaunch.commands import add_lang_argument, apply_language
 from unolaunch.errors import UnolaunchError, UsageError
 from unolaunch.table.journal import DATA_DIR_ENV, Journal
 from unolaunch.web.address import WEB_HELP, WEB_LOG_HELP
@@ -80,6 +81,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "for a link that got out). Without it a resumed game keeps its links",
     )
     parser.add_argument("--seed", type=int, help=argparse.SUPPRESS)
+    add_lang_argument(parser)
     from unolaunch.sim import add_board_arguments
 
     add_board_arguments(parser)  # for --port sim
@@ -130,6 +132,7 @@ def _dealer(name: str | None, players: list[str]) -> str | None:
 
 def run(args: argparse.Namespace) -> int:
     """Start or resume a game and play it at the terminal."""
+    apply_language(args)
     from unolaunch.table.app import Table
     from unolaunch.table.session import Session
 
