@@ -82,3 +82,54 @@ def test_sensor_counts_every_card_and_no_glitch_however_late_the_loop_polls(
             t = max(t, polls[-1])
     s.poll(t + 10_000)
     assert s.count == cards and not s.blocked()
+
+
+class _EdgeDuringRead(FakePin):
+    """A pin whose contact changes while the loop reads it, after the loop read its clock:
+    the edge's IRQ logs it with a time later than the poll's ``now`` (on the unix board the
+    mechanics step at the read; on a chip the IRQ can fire between the two reads)."""
+
+    def __init__(self, log: EdgeLog, level: int) -> None:
+        super().__init__(level)
+        self.log = log
+        self.pending: tuple[int, int] | None = None
+
+    def value(self, v: int | None = None) -> int | None:
+        if v is None and self.pending is not None:
+            t, level = self.pending
+            self.pending = None
+            pressed(self, self.log, t, level)
+        return super().value(v)
+
+
+@pytest.mark.parametrize("base", [0, BIG], ids=["small-ticks", "big-ticks"])
+@pytest.mark.parametrize("release_ms", [1, 5, 20, 60])
+def test_a_release_between_the_loops_clock_and_its_read_of_the_pin_keeps_the_press(
+    base: int, release_ms: int
+) -> None:
+    """The sample is read after the poll's ``now``: a release logged later than ``now``
+    must not cut the press short at ``now`` (it lost a 30 ms press on a loaded machine)."""
+    log = EdgeLog()
+    pin = _EdgeDuringRead(log, 1)
+    b = Button(pin, debounce_ms=20, edges=log)
+    b.poll(base)
+    pressed(pin, log, base + 10, 0)  # down at 10
+    pin.pending = (base + 25 + release_ms + 15, 1)  # up while poll(25) reads the pin
+    got = [b.poll(base + 25)] + [b.poll(base + t) for t in range(100, 200)]
+    assert got.count(DOWN) == 1 and got.count(UP) == 1, got
+
+
+@pytest.mark.parametrize("base", [0, BIG], ids=["small-ticks", "big-ticks"])
+def test_a_card_clearing_the_beam_between_the_loops_clock_and_its_read_is_counted(
+    base: int,
+) -> None:
+    log = EdgeLog(size=64)
+    pin = _EdgeDuringRead(log, 1)
+    s = Sensor(pin, blocked_value=0, min_ms=2, edges=log)
+    s.poll(base)
+    pressed(pin, log, base + 1_000, 0)  # a card enters the beam
+    pin.pending = (base + 30_000, 1)  # and leaves it while poll(1500) reads the pin
+    s.poll(base + 1_500)
+    for t in range(40_000, 60_000, 1_000):
+        s.poll(base + t)
+    assert s.count == 1 and not s.blocked()

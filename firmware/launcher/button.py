@@ -47,9 +47,12 @@ class Button:
             return 0
         f.hold = self.debounce_ms
         self._event = 0
-        if self.edges is not None and not follow(
-            self.edges, f, now, self._changed, self.pressed_value
+        log = self.edges
+        if log is not None and (
+            not follow(log, f, now, self._changed, self.pressed_value) or log.next() >= 0
         ):
+            # an edge logged after `now` may be what the sample read (it was read after
+            # the clock): the edges tell it with their own times, next poll
             self._raw = f.raw
             return self._event
         f.edge(now, raw)

@@ -27,8 +27,11 @@ class Sensor:
         f = self._f
         f.hold = self.min_us
         raw = self.pin.value() == self.blocked_value
-        if self.edges is not None:
-            follow(self.edges, f, now_us, self._changed, self.blocked_value)
+        log = self.edges
+        if log is not None:
+            follow(log, f, now_us, self._changed, self.blocked_value)
+            if log.next() >= 0:
+                return  # the pin was read after the clock: a later edge tells the rest
         f.edge(now_us, raw)
         if f.settle(now_us):
             self._changed()

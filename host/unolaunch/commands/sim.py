@@ -27,7 +27,7 @@ MicroPython a Pico runs (its rp2 port) in an emulated RP2040 chip.
 
 The first line of standard output is the path of the device. Standard error reports what
 the simulated hardware does: the motor starting and stopping, cards out, jams, reboots,
-the cable (-v adds the motor's speed, the buzzer and the LED).
+the cable (-v adds the motor's speed, the buzzer, the LED and the button).
 
 Standard input takes one command a line:
   press          press and release the launcher's button
@@ -132,6 +132,8 @@ def describe(ev: dict[str, Any]) -> str:
         return f"buzzer {freq} Hz" if freq else "buzzer off"
     if kind == "led":
         return "LED on" if ev.get("on") else "LED off"
+    if kind == "button":
+        return "button pressed" if ev.get("down") else "button released"
     if kind == "reset":
         return "board reset (watchdog)" if ev.get("cause") == "wdt" else "board reset"
     if kind == "boot":
@@ -173,7 +175,7 @@ class _Reporter:
     def __call__(self, ev: dict[str, Any]) -> None:
         kind = ev.get("hw")
         if not self.verbose:
-            if kind in ("buzzer", "led"):
+            if kind in ("buzzer", "led", "button"):
                 return
             if kind == "motor":
                 said = describe(ev)

@@ -136,6 +136,9 @@ class Launcher:
             return
         self.button_down = down
         self.level(WIRING["button"], 0 if down else 1)
+        # a test knows from this when a queued press is over (the unix board may hold it
+        # long past its time on a loaded machine: track_reads)
+        self.report({"hw": "button", "down": down})
 
     # -- outputs the firmware drives -------------------------------------------
     def set_drive(self, pin, value, freq=0):
