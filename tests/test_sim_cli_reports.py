@@ -151,3 +151,13 @@ def test_sim_shows_a_self_tests_beeps_without_v(tmp_path: Path) -> None:
     err = proc.stderr.read()
     assert err.count("Hz") == 3 and err.count("buzzer off") == 3, err
     assert err.count("LED on") == 3 and err.count("LED off") == 3, err
+
+
+def test_sim_help_says_which_flash_you_get(run_cli: Any) -> None:
+    """Issue 20 item 5: the flash holds the firmware already unless --blank (a Pico fresh
+    from MicroPython's .uf2), and `sim --help` says so."""
+    out = run_cli("sim", "--help")
+    assert out.returncode == 0, out.stderr
+    text = " ".join(out.stdout.split())
+    assert "Its flash holds the launcher firmware already" in text
+    assert "--blank" in text and "fresh from MicroPython's .uf2" in text

@@ -165,6 +165,9 @@ class PicoRepl:
                 cut = self._to_child.find(_CTRL_C)
                 if cut >= 0 and not child.catches_sigint():
                     cut = -1  # a byte the code reads (or the REPL, once it is there)
+                # (MicroPython may drop its handler between that look and the signal: at
+                # main.py's first statement, at the end of a REPL statement; a SIGINT in
+                # those microseconds ends the process, which the board then soft-resets)
                 chunk = bytes(self._to_child if cut < 0 else self._to_child[:cut])
             else:
                 # At the REPL: a Ctrl-D (run / soft reset) or, in the friendly REPL, a
