@@ -335,7 +335,7 @@ def run(args: argparse.Namespace) -> int:
         if args.blank:
             reporter.say(
                 "a blank Pico (MicroPython only): 'unolaunch flash --port "
-                f"{sim.port}' puts the launcher firmware on it"
+                f"{sim.link if args.link else sim.port}' puts the launcher firmware on it"
             )
         reporter.say(f"simulated launcher running; {COMMANDS_HELP}")
         interactive = sys.stdin.isatty()
