@@ -5,26 +5,20 @@
 # byte the launcher loop reads (the REPL takeover handshake, launcher/protocol.py), so a stray
 # one during the half second of imports cannot stop main.py and leave the launcher at the
 # REPL with no watchdog. One that came even before this line is pending: it is raised at the
-# loop below and kept as the handshake's first half. Not on the unix port (the simulator),
-# where kbd_intr(-1) would leave SIGINT to kill the process (its relay holds a Ctrl-C back
-# until the firmware has started).
+# loop below and kept as the handshake's first half. The same on the unix port (the
+# simulator): there kbd_intr(-1) leaves SIGINT to its default action, and the simulator's
+# relay then writes a Ctrl-C to the firmware as a byte instead of sending a SIGINT.
 ctrl_c = False
 try:
-    import sys
-
     import micropython
 
-    if sys.platform != "linux":
-        micropython.kbd_intr(-1)
+    micropython.kbd_intr(-1)
     for _ in range(2):
         pass  # a jump: a KeyboardInterrupt pending from before the line above is raised here
 except KeyboardInterrupt:
-    import sys
-
     import micropython
 
-    if sys.platform != "linux":
-        micropython.kbd_intr(-1)
+    micropython.kbd_intr(-1)
     ctrl_c = True
 
 from launcher.app import main  # noqa: E402 (after Ctrl-C is a byte: see above)

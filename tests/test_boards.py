@@ -426,6 +426,49 @@ def test_unolaunch_flash_first_then_nothing_to_copy(
         sim.close()
 
 
+@pytest.mark.timeout(400)
+@BOARD
+def test_unolaunch_flash_onto_a_blank_board_copies_the_firmware(
+    board: str, run_cli: Any, tmp_path: Path
+) -> None:
+    """Issue 20 item 5: a fresh --flash-dir already held the firmware, so a maker's first
+    'unolaunch flash' copied nothing. A blank board (``sim --blank``) is a Pico fresh from
+    MicroPython's .uf2: no launcher answers until 'unolaunch flash' has copied it."""
+    import re
+
+    sim = start_board(board, flash_dir=tmp_path / "flash", blank=True)
+    try:
+        fw = Link(sim)
+        try:
+            with pytest.raises(AssertionError):
+                fw.hello(timeout=5)  # MicroPython's REPL, no launcher
+        finally:
+            fw.close()
+        out = run_cli("flash", "--port", sim.port, timeout=300)
+        assert out.returncode == 0, out.stderr
+        m = re.search(r"copied (\d+) of (\d+) files", out.stdout)
+        assert m and int(m[1]) == int(m[2]) > 10, out.stdout
+        fw = Link(sim)
+        try:
+            hello = fw.hello(timeout=60)
+            assert hello["ok"] and hello["config_status"] == "defaults:missing", hello
+        finally:
+            fw.close()
+    finally:
+        sim.close()
+
+
+def test_blank_refuses_a_flash_dir_that_holds_files(tmp_path: Path) -> None:
+    from unolaunch.sim import SimError, make_launcher
+
+    flash = tmp_path / "flash"
+    flash.mkdir()
+    (flash / "main.py").write_text("print(1)\n")
+    with pytest.raises(SimError, match="--blank"):
+        make_launcher("unix", flash_dir=flash, blank=True).start()
+    assert (flash / "main.py").read_text() == "print(1)\n"  # never wiped
+
+
 @pytest.mark.rp2040
 def test_rp2040_ram_after_boot_on_the_real_port() -> None:
     """The same 56 KB budget test_fw_board.py checks on the unix board (with the fake

@@ -6,12 +6,11 @@ REPL with no watchdog until someone reset it. ``main.py`` now does that first of
 rp2 port the byte is line noise: counted in ``status`` ``interrupts``, and the launcher runs
 on.
 
-The rp2040 board only, for now: on the unix board the relay repeats a Ctrl-C that the
-process does not answer by going to the REPL for the first 5 s of a boot (a SIGINT can land
-before MicroPython handles it), which makes one stray byte a takeover there. mpremote's
-takeover on the unix board relies on that repeat (the unix port has no os.dupterm to give
-the REPL the Ctrl-A the firmware read after the Ctrl-C), so the relay cannot simply stop
-repeating: it would have to hand the REPL those bytes itself (issue 20, item 4, open).
+Both boards: on the unix board the relay used to repeat a Ctrl-C that the process did not
+answer by going to the REPL for the first 5 s of a boot (a SIGINT can land before MicroPython
+handles it), which made one stray byte a takeover there. It now hands a 0x03 over once, as a
+byte whenever the process does not catch SIGINT (before MicroPython runs main.py, and after
+main.py's ``micropython.kbd_intr(-1)``), as the rp2 port's USB does.
 """
 
 from __future__ import annotations
@@ -19,15 +18,14 @@ from __future__ import annotations
 import time
 
 import pytest
-from board_harness import board_link
+from board_harness import board_link, board_params
 
 pytestmark = pytest.mark.timeout(240)
 
 
-@pytest.mark.rp2040
+@pytest.mark.parametrize("board", board_params())
 @pytest.mark.parametrize("delay_s", [0.05, 0.3], ids=["0.05s", "0.3s"])
-def test_a_stray_ctrl_c_right_after_a_reset_is_noise(delay_s: float) -> None:
-    board = "rp2040"
+def test_a_stray_ctrl_c_right_after_a_reset_is_noise(board: str, delay_s: float) -> None:
     with board_link(board) as fw:
         fw.hello()
         boots = fw.sim.boots

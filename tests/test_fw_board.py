@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import time
 from pathlib import Path
@@ -285,12 +284,12 @@ def test_ctrl_c_twice_stops_the_motor_and_the_watchdog_for_mpremote() -> None:
         fw.request("fire", mode="exact", cards=30)
         wait_motor_on(fw)
         fw.allow_text = True
-        # what Ctrl-C does on the unix port's tty; one is line noise to the launcher (issue
-        # 14, fault 5), a second within a second is someone taking the REPL
-        fw.proc.send_signal(signal.SIGINT)
+        # Ctrl-C is a byte (main.py: micropython.kbd_intr(-1)); one is line noise to the
+        # launcher (issue 14, fault 5), a second within a second is someone taking the REPL
+        fw.send_raw(b"\x03")
         time.sleep(0.2)
         assert fw.proc.poll() is None
-        fw.proc.send_signal(signal.SIGINT)
+        fw.send_raw(b"\x03")
         try:
             fw.proc.wait(timeout=15)
         except subprocess.TimeoutExpired:

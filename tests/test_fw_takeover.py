@@ -10,9 +10,10 @@ now a handshake (docs/protocol.md, "Flashing, safe mode and the watchdog"):
   counted (``status`` ``interrupts``).
 
 CPython tests of the handshake's logic, the whole firmware on the unix board over pipes
-(where 0x03 is a byte, as on rp2 with the firmware's ``micropython.kbd_intr(-1)``) and with
-SIGINT (the unix board's pty turns Ctrl-C into one), both simulated boards with mpremote and
-a Thonny-like sequence, ``unolaunch flash`` on the handshake, and the host's reply matching.
+(where 0x03 is a byte, as on rp2 with the firmware's ``micropython.kbd_intr(-1)``; the unix
+port then leaves SIGINT to its default action, and the simulator's relay writes Ctrl-C as a
+byte too), both simulated boards with mpremote and a Thonny-like sequence, ``unolaunch
+flash`` on the handshake, and the host's reply matching.
 """
 
 from __future__ import annotations
@@ -156,33 +157,34 @@ def test_unix_board_repl_request_answers_then_leaves() -> None:
         assert [h for h in hw if h["hw"] == "motor"][-1]["duty"] == 0.0
 
 
-def test_unix_board_one_sigint_is_ignored_two_hand_over() -> None:
+def test_unix_board_one_ctrl_c_is_ignored_two_hand_over() -> None:
     with Firmware(config={"wdt_ms": 500}) as fw:
         fw.wait_event("boot")
-        time.sleep(0.3)  # nothing being written (a SIGINT inside a write costs that line)
-        fw.proc.send_signal(signal.SIGINT)  # what one Ctrl-C is on the unix board's tty
+        fw.send_raw(b"\x03")  # a byte, as on rp2 (main.py: micropython.kbd_intr(-1))
         time.sleep(TAKEOVER_MS / 1000 + 0.3)
         assert fw.request("status")["interrupts"] == 1
         assert fw.proc.poll() is None
         fw.allow_text = True
-        fw.proc.send_signal(signal.SIGINT)
+        fw.send_raw(b"\x03")
         time.sleep(0.2)
-        fw.proc.send_signal(signal.SIGINT)
+        fw.send_raw(b"\x03")
         fw.proc.wait(timeout=10)
         assert not [h for h in fw.hw_events(0.3) if h["hw"] == "reset"]
+
+
+def test_unix_board_firmware_takes_ctrl_c_as_a_byte_not_a_signal() -> None:
+    """main.py's first statement, micropython.kbd_intr(-1), on the unix port too: MicroPython
+    then leaves SIGINT to its default action (the simulator's relay sends none: it writes
+    Ctrl-C as a byte), so a SIGINT is not a Ctrl-C to the firmware any more."""
+    with Firmware() as fw:
+        fw.wait_event("boot")
+        fw.proc.send_signal(signal.SIGINT)
+        assert fw.proc.wait(timeout=10) == -signal.SIGINT
 
 
 # -- both boards ----------------------------------------------------------------------------
 
 BOARD = pytest.mark.parametrize("board", board_params())
-
-
-def _settle_unix(board: str, started: float) -> None:
-    # The unix board's relay re-sends SIGINT every 0.15 s for the first 5 s of a boot
-    # (a Ctrl-C sent while MicroPython starts would otherwise be lost): one byte then looks
-    # like several Ctrl-C. A stray byte is only one byte after that.
-    if board == "unix":
-        time.sleep(max(0.0, 5.5 - (time.monotonic() - started)))
 
 
 def _mpremote(port: str, code: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
@@ -201,11 +203,9 @@ def _text(fw: Link) -> bytes:
 @pytest.mark.timeout(300)
 @BOARD
 def test_a_stray_ctrl_c_leaves_an_armed_launcher_running(board: str) -> None:
-    started = time.monotonic()
     with board_link(board, cards=40) as fw:
         fw.hello(timeout=60)
         fw.request("arm", player="Ann", presses=1, mode="exact", cards=2)
-        _settle_unix(board, started)
         fw.send_raw(b"\x03")
         reply = fw.request("status", timeout=30)  # answered, not echoed by a REPL
         assert reply["state"] == "armed" and reply["interrupts"] == 1
@@ -224,10 +224,8 @@ def test_a_stray_ctrl_c_leaves_an_armed_launcher_running(board: str) -> None:
 @pytest.mark.timeout(300)
 @BOARD
 def test_thonny_takes_over_a_running_launcher(board: str) -> None:
-    started = time.monotonic()
     with board_link(board) as fw:
         fw.hello(timeout=60)
-        _settle_unix(board, started)
         # Thonny's _interrupt_to_raw_prompt: Ctrl-C + Ctrl-A, waits 0.05, 0.5, 0.1, 1, 3 s
         for delay in (0.05, 0.5, 0.1, 1.0, 3.0, 5.0):
             fw.send_raw(b"\x03")
@@ -282,8 +280,9 @@ def test_the_repl_request_then_mpremote_then_a_soft_reset(board: str) -> None:
 def test_unolaunch_flash_takes_a_launcher_that_has_run_for_a_while(
     board: str, run_cli: Any, tmp_path: Any
 ) -> None:
-    """Past the unix relay's first 5 s one Ctrl-C is one SIGINT: the flasher gets the board
-    through the ``repl`` request, on both boards."""
+    """A launcher that has run for a while (the unix relay once behaved differently in a
+    boot's first 5 s): the flasher gets the board through the ``repl`` request, on both
+    boards."""
     sim = start_board(board, flash_dir=tmp_path / "flash", firmware_dir=FIRMWARE)
     try:
         started = time.monotonic()
@@ -379,3 +378,32 @@ def test_the_client_takes_only_a_line_with_ok_as_the_reply(echoing_board: str) -
     with open_launcher(echoing_board, timeout=2.0, reconnect=False) as client:
         reply = client.request("status")
         assert reply["answered"] == "status" and reply["ok"] is True
+
+
+@pytest.mark.timeout(400)
+@BOARD
+@pytest.mark.parametrize("when", ["running", "0.3s-after-reset"])
+def test_mpremote_takes_over_then_a_soft_reset_reads_soft(board: str, when: str) -> None:
+    """Issue 20 item 5: after a Ctrl-C takeover (mpremote's own, no ``repl`` request) and a
+    Ctrl-D at the friendly REPL, ``hello`` says ``reset_cause: "soft"`` on both boards. The
+    rp2 board said ``power_on`` when the Ctrl-C came while main.py was still importing the
+    firmware: MicroPython stopped main.py before the firmware could mark its hand-over
+    (board.mark_repl); main.py now turns Ctrl-C into a byte first of all (item 4)."""
+    with board_link(board) as fw:
+        fw.hello(timeout=60)
+        port = fw.sim.port
+        fw.close()
+        if when == "running":
+            time.sleep(2)
+        else:
+            fw.sim.reset()
+            time.sleep(0.3)
+        out = _mpremote(port, "print(6*7)")
+        assert out.returncode == 0 and "42" in out.stdout, (out.stdout, out.stderr)
+        fw = Link(fw.sim)
+        try:
+            fw.send_raw(b"\x04")  # soft reset at the friendly REPL: main.py runs again
+            hello = fw.hello(timeout=60)
+            assert hello["reset_cause"] == "soft", hello
+        finally:
+            fw.close()

@@ -311,3 +311,22 @@ def test_a_board_forever_testing_is_given_up_on() -> None:
     with pytest.raises(NoReplyError):
         session.drive("led", 300)
     assert board.waits < 10
+
+
+@pytest.mark.parametrize("cards", [112, 0], ids=["full", "load-0"])
+def test_cards_shot_by_the_motor_pulse_are_told(flashed: Path, cards: int) -> None:
+    """Issue 20 item 5: a self-test on the simulator with a full magazine shot cards and
+    said nothing. It now says how many flew out and to take the cards out (on the simulator,
+    'load 0'); with an empty magazine it says nothing of the kind."""
+    with SimulatedLauncher(flash_dir=flashed, cards=cards) as sim:
+        child = spawn(sim.port, "--yes", "--timeout", "2", "--forward-only")
+        child.expect("Button: press")
+        out, _status = finish(child)
+        shot = cards - sim.cards
+    if cards:
+        assert shot > 0
+        plural = "s" if shot != 1 else ""
+        assert f"{shot} card{plural} flew out during the pulse" in out, out
+        assert "load 0" in out
+    else:
+        assert shot == 0 and "flew out" not in out, out

@@ -1,12 +1,17 @@
 """What `unolaunch sim` tells its user (issue 20): a burst's brake reported as a brake (it
-said "motor on (reverse)" / "motor off" after every burst), and every stdin command in its
-help."""
+said "motor on (reverse)" / "motor off" after every burst), every stdin command in its
+help, and the buzzer and the LED while a self-test drives them (without -v)."""
 
 from __future__ import annotations
 
 import io
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
+import pytest
+from board_harness import board_link, board_params
 from unolaunch.commands.sim import _Reporter
 from unolaunch.sim.board.physics import WIRING, Launcher
 
@@ -61,3 +66,98 @@ def test_sim_help_lists_every_stdin_command() -> None:
     for cmd in commands:
         phrase = " ".join(w for w in cmd.split() if w.islower())
         assert re.search(r"(^|\s)" + re.escape(phrase) + r"\b", block, re.M), cmd
+
+
+def test_the_buzzer_and_led_show_without_v_only_while_a_self_test_drives_them() -> None:
+    """Issue 20 item 5: `unolaunch selftest` asks whether the buzzer beeped and the LED
+    blinked; on the simulator the person sees that only in its reports, which left them out
+    without -v."""
+    beep = [{"hw": "buzzer", "freq": 2700}, {"hw": "buzzer", "freq": 0}]
+    blink = [{"hw": "led", "on": True}, {"hw": "led", "on": False}]
+    said = _said(
+        [
+            *beep,  # a press's beep at the table: not shown without -v
+            {"hw": "selftest", "part": "buzzer"},
+            *beep,
+            *blink,  # (not the part under test)
+            {"hw": "selftest", "part": None},
+            {"hw": "selftest", "part": "led"},
+            *blink,
+            {"hw": "selftest", "part": None},
+            *beep,
+            *blink,
+        ]
+    )
+    assert said == [
+        "self-test: the firmware drives the buzzer",
+        "buzzer 2700 Hz",
+        "buzzer off",
+        "self-test: the firmware drives the LED",
+        "LED on",
+        "LED off",
+    ]
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("board", board_params())
+def test_the_board_reports_a_self_test_part_from_request_to_tested_event(board: str) -> None:
+    with board_link(board) as fw:
+        fw.hello(timeout=60)
+        start = len(fw.sim.hw_events())
+        assert fw.request("test", part="buzzer", ms=60, count=2, timeout=30)["ok"]
+        fw.wait_event("tested", timeout=60)
+        fw.sim.wait_hw(lambda ev: ev == {"hw": "selftest", "part": None}, timeout=20)
+        seen = [
+            ev
+            for ev in fw.sim.hw_events()[start:]
+            if ev["hw"] == "selftest" or (ev["hw"] == "buzzer" and ev["freq"])
+        ]
+        assert seen == [
+            {"hw": "selftest", "part": "buzzer"},
+            *[{"hw": "buzzer", "freq": seen[1]["freq"]}] * 2,
+            {"hw": "selftest", "part": None},
+        ], seen
+
+
+def test_sim_shows_a_self_tests_beeps_without_v(tmp_path: Path) -> None:
+    """The whole path: `unolaunch sim` (no -v) on stderr while the firmware beeps for the
+    self-test's `test`."""
+    from conftest import cli_env
+    from unolaunch.link import open_launcher
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "unolaunch", "sim", "--flash-dir", str(tmp_path / "flash")],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=cli_env(),
+    )
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    try:
+        device = proc.stdout.readline().strip()
+        with open_launcher(device, timeout=10) as client:
+            client.request("test", part="buzzer", ms=60, count=3)
+            client.wait_for(lambda e: e.get("event") == "tested", timeout=20)
+            client.request("test", part="led", ms=60, count=3)
+            client.wait_for(lambda e: e.get("event") == "tested", timeout=20)
+        proc.stdin.write("quit\n")
+        proc.stdin.flush()
+        assert proc.wait(timeout=20) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    err = proc.stderr.read()
+    assert err.count("Hz") == 3 and err.count("buzzer off") == 3, err
+    assert err.count("LED on") == 3 and err.count("LED off") == 3, err
+
+
+def test_sim_help_says_which_flash_you_get(run_cli: Any) -> None:
+    """Issue 20 item 5: the flash holds the firmware already unless --blank (a Pico fresh
+    from MicroPython's .uf2), and `sim --help` says so."""
+    out = run_cli("sim", "--help")
+    assert out.returncode == 0, out.stderr
+    text = " ".join(out.stdout.split())
+    assert "Its flash holds the launcher firmware already" in text
+    assert "--blank" in text and "fresh from MicroPython's .uf2" in text

@@ -179,12 +179,12 @@ def reset():
 
 def ctrl_c_as_byte():
     """Ctrl-C (0x03) on USB arrives as a byte the loop reads (protocol.Takeover), not as a
-    KeyboardInterrupt that lands wherever the loop happens to be. rp2 only: on the unix port
-    micropython.kbd_intr(-1) would leave SIGINT to kill the process, so there a Ctrl-C stays
-    a KeyboardInterrupt (the loop takes it as the same handshake). MicroPython sets Ctrl-C
-    back by itself when main.py ends and at every REPL statement."""
-    if sys.platform != "linux":
-        micropython.kbd_intr(-1)
+    KeyboardInterrupt that lands wherever the loop happens to be. main.py did it first of
+    all; this keeps it so for whoever calls main() (a test, the REPL). On the unix port
+    kbd_intr(-1) leaves SIGINT to its default action (it would kill the process): the
+    simulator's relay sends none then, it writes the 0x03 as a byte, as a Pico's USB does.
+    MicroPython sets Ctrl-C back by itself when main.py ends and at every REPL statement."""
+    micropython.kbd_intr(-1)
 
 
 class _Replay(io.IOBase):

@@ -113,6 +113,10 @@ class _Session:
                     return self.client.wait_for(tested, timeout=LINK_TIMEOUT_S)
         return self.client.wait_for(tested, timeout=runs_s + LINK_TIMEOUT_S)
 
+    def cards_seen(self) -> int:
+        """The cards the sensor has counted since boot (0 without a sensor)."""
+        return int(self.client.inputs().get("cards_seen") or 0)
+
     def wait_inputs(
         self, until: Callable[[dict[str, Any]], bool], seconds: float
     ) -> dict[str, Any] | None:
@@ -173,11 +177,20 @@ def _motor_checks(session: _Session) -> None:
             f"Motor {direction}: the roller turns for {PULSE_MS / 1000:g} s. Keep fingers clear"
             + (" (a card may fly out)." if direction == "forward" else ".")
         )
+        before = session.cards_seen()
         try:
             done = session.drive(f"motor_{direction}", PULSE_MS)
         except CommandError as exc:
             session.record(name, FAIL, f"the firmware could not drive the motor: {exc}")
             continue
+        shot = session.cards_seen() - before
+        if shot > 0:
+            # the magazine was not empty (on the simulator it is full unless told 'load 0')
+            session.person.tell(
+                f"{shot} card{'s' if shot != 1 else ''} flew out during the pulse: the "
+                "magazine is not empty. Take the cards out before a self-test (on "
+                "'unolaunch sim' type 'load 0')."
+            )
         if not done.get("completed"):
             session.record(name, FAIL, "the firmware's motor limit stopped the pulse early")
             continue

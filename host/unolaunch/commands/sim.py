@@ -25,6 +25,12 @@ serial device (a pty) that any serial program can open -- `unolaunch monitor`,
 runs it in MicroPython's unix port with a simulated Pico; `--board rp2040` runs the
 MicroPython a Pico runs (its rp2 port) in an emulated RP2040 chip.
 
+Its flash holds the launcher firmware already, as if 'unolaunch flash' had been run (a
+--flash-dir keeps it, with any configuration, between runs). With --blank you get a Pico
+fresh from MicroPython's .uf2 instead: MicroPython alone, no firmware, nothing answering the
+launcher's protocol until you run 'unolaunch flash --port DEVICE' (the first flash of a
+board you have just built).
+
 The first line of standard output is the path of the device. Standard error reports what
 the simulated hardware does: the motor starting and stopping, cards out, jams, reboots,
 the cable (-v adds the motor's speed, the buzzer, the LED and the button).
@@ -48,6 +54,8 @@ At the end of input on a terminal (Ctrl-D) the simulator stops. When standard in
 terminal (a script starting it in the background), it runs on after the end of input, so the
 device stays for the script, until Ctrl-C or SIGTERM; stderr says so.
 If the firmware starts in safe mode (the button held through a boot), stderr says so.
+While 'unolaunch selftest' beeps the buzzer or blinks the LED, stderr shows them without -v.
+Before a self-test type 'load 0': it asks for the cards out (the motor pulse shoots one).
 
 Example, in two terminals:
   unolaunch sim --link /tmp/launcher        # terminal 1
@@ -98,6 +106,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="keep the board's flash (firmware, config) in DIR between runs (the rp2040 "
         "board keeps its whole flash image there, DIR/flash.bin); default: a fresh "
         "temporary copy of the firmware",
+    )
+    parser.add_argument(
+        "--blank",
+        action="store_true",
+        help="a Pico fresh from MicroPython's .uf2: no launcher firmware on its flash until "
+        "'unolaunch flash' copies it (default: the firmware is there already); with "
+        "--flash-dir, a new or empty folder",
     )
     parser.add_argument(
         "--uart",
@@ -151,6 +166,13 @@ def describe(ev: dict[str, Any]) -> str:
             "launcher is idle, the REPL free; with the button released ('up' if you held "
             "it), type 'reset' to start the launcher"
         )
+    if kind == "selftest":
+        part = ev.get("part")
+        if not part:
+            return "self-test: that part is done"
+        name = {"led": "LED", "motor_forward": "motor (forward)"}.get(str(part), str(part))
+        name = {"motor_reverse": "motor (reverse)"}.get(str(part), name)
+        return f"self-test: the firmware drives the {name}"
     if kind == "usb":
         if ev.get("connected"):
             return f"USB plugged in: {ev.get('port')}"
@@ -163,7 +185,9 @@ def describe(ev: dict[str, Any]) -> str:
 
 class _Reporter:
     """Hardware reports on stderr: by default the motor starting and stopping, cards, jams,
-    reboots and the cable; ``verbose`` adds every motor speed change, buzzer and LED."""
+    reboots and the cable, and the buzzer and the LED while a self-test drives them (the
+    person is asked whether they beeped and blinked); ``verbose`` adds every motor speed
+    change and the buzzer and LED at any time."""
 
     def __init__(self, stream: TextIO, verbose: bool = False) -> None:
         self.stream = stream
@@ -171,11 +195,20 @@ class _Reporter:
         self.t0 = time.monotonic()
         self.lock = threading.Lock()
         self.motor = "off"  # "off", "on" or "brake": what was said last
+        self.testing: str | None = None  # the part a self-test drives now
 
     def __call__(self, ev: dict[str, Any]) -> None:
         kind = ev.get("hw")
+        if kind == "selftest":
+            self.testing = ev.get("part") or None
+        elif kind == "boot":
+            self.testing = None  # a reboot ends a test
         if not self.verbose:
-            if kind in ("buzzer", "led", "button"):
+            if kind == "button":
+                return
+            if kind == "selftest" and self.testing not in ("buzzer", "led"):
+                return  # only the buzzer and the LED are shown differently meanwhile
+            if kind in ("buzzer", "led") and self.testing != kind:
                 return
             if kind == "motor":
                 said = describe(ev)
@@ -294,6 +327,7 @@ def run(args: argparse.Namespace) -> int:
         link=args.link,
         on_hw=reporter,
         uart=args.uart,
+        blank=args.blank,
     )
     with sim:
         print(sim.port, flush=True)
@@ -302,6 +336,11 @@ def run(args: argparse.Namespace) -> int:
             reporter.say(f"UART{args.uart}'s pins are wired to {sim.uart_port}")
         if args.link:
             reporter.say(f"device {sim.port}, also at {sim.link}")
+        if args.blank:
+            reporter.say(
+                "a blank Pico (MicroPython only): 'unolaunch flash --port "
+                f"{sim.link if args.link else sim.port}' puts the launcher firmware on it"
+            )
         reporter.say(f"simulated launcher running; {COMMANDS_HELP}")
         interactive = sys.stdin.isatty()
         try:

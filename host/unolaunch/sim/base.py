@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
+import json
 import os
 import queue
 import threading
@@ -34,6 +35,8 @@ _HOST_BUFFER_MAX = 64 * 1024
 #: a full port not read from for this long has no host listening (its oldest bytes go)
 _HOST_GONE_S = 2.0
 _SAFE_MODE = b'"event": "safe_mode"'  # the firmware's line (docs/protocol.md)
+_TESTED = b'"event": "tested"'  # the end of a self-test's `test` (docs/protocol.md)
+_HEARD_MAX = 4096  # the longest request line _watch_input keeps while it is incomplete
 
 #: The stdin/control commands every board takes besides the physics' own lines.
 BOARD_COMMANDS = ("unplug", "replug", "reset", "stall", "unstall")
@@ -141,6 +144,7 @@ class SimBoard:
         link: str | os.PathLike[str] | None = None,
         on_hw: Callable[[HwEvent], None] | None = None,
         uart: int | None = None,
+        blank: bool = False,
     ) -> None:
         if cards < 0:
             raise SimError(f"cards must be 0 or more, not {cards}")
@@ -150,6 +154,7 @@ class SimBoard:
             raise SimError(f"uart must be 0 or 1 (the RP2040 has UART0 and UART1), not {uart}")
         self._flash_arg = Path(flash_dir) if flash_dir is not None else None
         self._firmware_dir = Path(firmware_dir) if firmware_dir is not None else None
+        self._blank = blank  # MicroPython only, no firmware on the flash (sim --blank)
         self._sensor = sensor
         self._seed = seed
         self._link_arg = Path(link) if link is not None else None
@@ -182,6 +187,7 @@ class SimBoard:
         self._uart_device: str | None = None
         self._to_uart = bytearray()
         self._said_tail = b""  # the end of the firmware's output so far (_watch_output)
+        self._heard = b""  # the host's incomplete last line so far (_watch_input)
 
     # ------------------------------------------------------------------ public API
     @property
@@ -371,7 +377,28 @@ class SimBoard:
         seen = self._said_tail + data
         if _SAFE_MODE in seen and _SAFE_MODE not in self._said_tail:
             self._report({"hw": "safe_mode"})
-        self._said_tail = seen[-len(_SAFE_MODE) :]
+        if _TESTED in seen and _TESTED not in self._said_tail:
+            self._report({"hw": "selftest", "part": None})
+        self._said_tail = seen[-max(len(_SAFE_MODE), len(_TESTED)) :]
+
+    def _watch_input(self, data: bytes) -> None:
+        """Bytes the host wrote, on their way to the board: a self-test's ``test`` request
+        is reported as ``{"hw": "selftest", "part": PART}`` (and its ``tested`` event, by
+        :meth:`_watch_output`, as ``part`` None), so that a reporter can show the buzzer
+        and the LED while the person is asked whether they beeped and blinked."""
+        lines = (self._heard + data).split(b"\n")
+        self._heard = lines.pop()[-_HEARD_MAX:]
+        for line in lines:
+            if b'"test"' not in line:
+                continue
+            try:
+                req = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(req, dict) and req.get("cmd") == "test":
+                part = req.get("part")
+                if isinstance(part, str):
+                    self._report({"hw": "selftest", "part": part})
 
     # --- bytes from the host
 
@@ -438,6 +465,12 @@ class SimBoard:
         flash = self._flash_arg
         if flash is not None and flash.exists() and not flash.is_dir():
             raise SimError(f"--flash-dir {flash} is a file, not a folder: choose a folder")
+        if self._blank and flash is not None and flash.is_dir() and any(flash.iterdir()):
+            # a blank board is a fresh Pico: never made by wiping what a flash already holds
+            raise SimError(
+                f"--blank: {flash} already holds a board's flash; give --blank a new or empty "
+                "folder (or leave out --flash-dir)"
+            )
 
     def _check_link(self, tmp: Path) -> None:
         if self._link_arg is not None and self._link_arg.exists():

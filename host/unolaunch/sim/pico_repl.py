@@ -11,8 +11,15 @@ Why there is a relay between the two (facts measured on the unix port):
 * The child runs on a pty of its own.  Its termios starts "raw, with NOFLSH set as a
   marker"; the unix port switches to ``c_lflag = 0`` while its REPL waits for input and back
   to our marker while code runs, so ``tcgetattr`` on our side tells us whether code runs.
-* A Pico turns Ctrl-C into ``KeyboardInterrupt`` only while code runs (at the REPL it is a
-  character).  The relay does the same: 0x03 becomes SIGINT only while code runs.
+* A Pico turns Ctrl-C into ``KeyboardInterrupt`` only while code runs with Ctrl-C as its
+  interrupt character: not at the REPL, not before ``main.py`` has started running (the byte
+  waits in the USB buffer), not after ``micropython.kbd_intr(-1)`` (the firmware's first
+  statement); otherwise it is a byte the code can read. The relay does the same: 0x03
+  becomes SIGINT only while code runs and MicroPython has its SIGINT handler installed
+  (:meth:`UnixPortProcess.catches_sigint`: the unix port installs it exactly while Ctrl-C is
+  its interrupt character); otherwise the byte is written to the process like any other,
+  once (issue 20: a relay that repeated a SIGINT the process had not answered made one
+  stray byte at boot a takeover).
 * The unix port switches modes with ``TCSAFLUSH``, which throws away input that has not been
   read yet.  A Pico keeps it.  So around a mode switch (after a SIGINT, after a REPL
   command, when the child has just printed a prompt) the relay holds the host's bytes back
@@ -54,7 +61,6 @@ _BANNER_START = b"MicroPython "
 # How long the gate waits for the unix port to switch terminal mode before giving up.
 _GATE_REPL_S = 0.5
 _GATE_SIGINT_S = 0.15
-_SIGINT_TRIES = 10
 _GATE_EXEC_S = 0.03
 _BOOT_TIMEOUT_S = 5.0
 # How long bytes the firmware handed back wait for the REPL's prompt (PicoRepl.replay).
@@ -76,7 +82,6 @@ class PicoRepl:
         self._child: UnixPortProcess | None = None
         self._to_child = bytearray()  # the host's bytes not yet handed to the child
         self._gate: tuple[str, float] | None = None  # ("repl"|"exec"|"sigint", deadline)
-        self._sigints = 0
         self._raw_repl = False
         self._tail = b""
         self._boot_raw = False  # swallowing a fresh child's banner before entering raw REPL
@@ -86,12 +91,14 @@ class PicoRepl:
         self._replay_until = 0.0  # ... given to the REPL only if its prompt comes by then
 
     # ------------------------------------------------------------------ the process
-    def boot(self, child: UnixPortProcess, raw: bool) -> None:
+    def boot(self, child: UnixPortProcess, raw: bool, repl: bool = False) -> None:
         """A new process started: ``raw`` when it is to be taken into the raw REPL once its
-        banner is out (a soft reset from the raw REPL); its banner is then kept back. The
-        host's bytes still waiting are kept for it."""
+        banner is out (a soft reset from the raw REPL); its banner is then kept back.
+        ``repl``: it runs no ``main.py`` and goes straight to its REPL, whose mode switch
+        would flush what it was handed before: the host's bytes wait for it. The host's
+        bytes still waiting are kept for it."""
         self._child = child
-        self._gate = None
+        self._gate = ("repl", time.monotonic() + _BOOT_TIMEOUT_S) if repl else None
         self._replay = b""  # they were for the REPL of the process before
         self._raw_repl = False
         self._tail = b""
@@ -149,12 +156,18 @@ class PicoRepl:
 
     def deliver(self) -> None:
         """Hand the host's bytes to the child, turning Ctrl-C into SIGINT while code runs
-        and holding bytes back across the unix port's input-flushing mode switches."""
+        that takes Ctrl-C as an interrupt (otherwise it is a byte, as on a Pico) and holding
+        bytes back across the unix port's input-flushing mode switches."""
         child = self._child
         while self._to_child and child is not None and self._gate is None:
             executing = child.executing()
             if executing:
                 cut = self._to_child.find(_CTRL_C)
+                if cut >= 0 and not child.catches_sigint():
+                    cut = -1  # a byte the code reads (or the REPL, once it is there)
+                # (MicroPython may drop its handler between that look and the signal: at
+                # main.py's first statement, at the end of a REPL statement; a SIGINT in
+                # those microseconds ends the process, which the board then soft-resets)
                 chunk = bytes(self._to_child if cut < 0 else self._to_child[:cut])
             else:
                 # At the REPL: a Ctrl-D (run / soft reset) or, in the friendly REPL, a
@@ -184,18 +197,14 @@ class PicoRepl:
                     return
             if executing and cut >= 0:
                 del self._to_child[:1]  # the Ctrl-C itself becomes the signal
-                self._interrupt(child)
-                self._sigints = 0
+                child.interrupt()
+                self._gate = ("sigint", time.monotonic() + _GATE_SIGINT_S)
                 return
 
-    def _interrupt(self, child: UnixPortProcess) -> None:
-        child.interrupt()
-        self._gate = ("sigint", time.monotonic() + _GATE_SIGINT_S)
-        self._sigints += 1
-
     def check_gate(self) -> None:
-        """Open the gate once the unix port has switched modes (or waited long enough;
-        a SIGINT lost while the process was starting is sent again), then deliver."""
+        """Open the gate once the unix port has switched modes (or waited long enough: the
+        code took a SIGINT without stopping, as the launcher does with a stray one), then
+        deliver."""
         if self._gate is None:
             return
         kind, deadline = self._gate
@@ -204,19 +213,8 @@ class PicoRepl:
             return
         executing = child.executing()
         switched = executing if kind == "exec" else not executing
-        if switched:
+        if switched or time.monotonic() >= deadline:
             self._gate = None
-        elif time.monotonic() >= deadline:
-            self._gate = None
-            if (
-                kind == "sigint"
-                and self._sigints < _SIGINT_TRIES
-                and time.monotonic() - child.started < _BOOT_TIMEOUT_S
-            ):
-                # A SIGINT that lands while the process is still starting (before
-                # MicroPython took over the signal) is lost; a Pico would still have
-                # stopped main.py, so try again.
-                self._interrupt(child)
         if self._gate is None and self._to_child:
             self.deliver()
 

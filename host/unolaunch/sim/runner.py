@@ -84,8 +84,10 @@ class SimulatedLauncher(SimBoard):
 
     ``flash_dir=None`` makes a temporary flash directory populated from ``firmware_dir``
     (default :func:`unolaunch.firmware_dir`), as if the board had just been flashed; a
-    given ``flash_dir`` is used as it is (created and populated when missing), so its
-    configuration survives between runs. ``seed`` (0..4294967295) seeds the firmware's
+    given ``flash_dir`` is used as it is (created and populated when missing or empty), so
+    its configuration survives between runs. ``blank=True`` leaves a new flash empty: a
+    Pico fresh from MicroPython's ``.uf2``, waiting for ``unolaunch flash`` (a given
+    ``flash_dir`` must then be new or empty). ``seed`` (0..4294967295) seeds the firmware's
     ejection pattern at every boot (the fake board hands it to ``board.random_seed()``,
     which otherwise draws from ``os.urandom``), so the same seed and the same presses give
     the same cards out; it is the seed the protocol's ``seed`` command takes. ``sensor=False``
@@ -113,9 +115,18 @@ class SimulatedLauncher(SimBoard):
         on_hw: Callable[[HwEvent], None] | None = None,
         micropython: str | None = None,
         uart: int | None = None,
+        blank: bool = False,
     ) -> None:
         super().__init__(
-            flash_dir, cards, sensor, seed, firmware_dir, link=link, on_hw=on_hw, uart=uart
+            flash_dir,
+            cards,
+            sensor,
+            seed,
+            firmware_dir,
+            link=link,
+            on_hw=on_hw,
+            uart=uart,
+            blank=blank,
         )
         self._heap = heap
         self._micropython = micropython
@@ -204,6 +215,10 @@ class SimulatedLauncher(SimBoard):
         flash = self._flash_arg
         if flash is not None and flash.is_dir() and any(flash.iterdir()):
             return flash
+        if self._blank:
+            target = flash if flash is not None else tmp / "flash"
+            target.mkdir(parents=True, exist_ok=True)
+            return target
         if self._firmware_dir is not None:
             source = self._firmware_dir
         else:
@@ -404,7 +419,7 @@ class SimulatedLauncher(SimBoard):
                 self._error = str(exc)
             raise
         self._child = child
-        self._repl.boot(child, raw)
+        self._repl.boot(child, raw, repl=not run_main and not raw)
         self._hard_reset = None
         with self._lock:
             self._boots += 1
@@ -509,6 +524,7 @@ class SimulatedLauncher(SimBoard):
         except OSError:
             # No host has the port open and we hold the slave: cannot happen; be safe.
             return
+        self._watch_input(data)
         self._repl.from_host(data)
 
     # --- bytes from the child

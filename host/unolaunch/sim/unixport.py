@@ -148,6 +148,22 @@ class UnixPortProcess:
             return False
         return lflag != 0
 
+    def catches_sigint(self) -> bool:
+        """True while MicroPython has its SIGINT handler installed (``SigCgt`` in
+        ``/proc/<pid>/status``): while it runs code with Ctrl-C as the interrupt character.
+        False before it starts running ``main.py`` (SIGINT still ignored, see
+        :meth:`spawn`), after ``micropython.kbd_intr(-1)`` (the unix port then leaves SIGINT
+        to its default action: it would kill the process) and at its REPL."""
+        try:
+            with open(f"/proc/{self.proc.pid}/status", "rb") as f:
+                status = f.read()
+        except OSError:
+            return False
+        for line in status.splitlines():
+            if line.startswith(b"SigCgt:"):
+                return bool(int(line.split()[1], 16) & (1 << (signal.SIGINT - 1)))
+        return False
+
     def exited(self) -> bool:
         """True once the process has ended (it is reaped by this call)."""
         return self.proc.poll() is not None

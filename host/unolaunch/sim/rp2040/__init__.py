@@ -234,8 +234,8 @@ class Rp2040Launcher(SimBoard):
     one image file: ``flash_dir/flash.bin`` when ``flash_dir`` is given (kept between runs,
     built on first use), otherwise a temporary one. A new image holds MicroPython from the
     ``.uf2`` and the firmware exactly as ``unolaunch flash`` would copy it (``.mpy`` files
-    from mpy-cross). ``rp2_dir`` is where the ``.uf2`` and boot ROM are
-    (:func:`find_rp2_files`).
+    from mpy-cross), or with ``blank=True`` MicroPython alone (an empty filesystem).
+    ``rp2_dir`` is where the ``.uf2`` and boot ROM are (:func:`find_rp2_files`).
     """
 
     board = "rp2040"
@@ -252,6 +252,7 @@ class Rp2040Launcher(SimBoard):
         on_hw: Callable[[HwEvent], None] | None = None,
         uart: int | None = None,
         rp2_dir: str | os.PathLike[str] | None = None,
+        blank: bool = False,
     ) -> None:
         if seed is not None:
             # The rp2 port seeds the pattern from the chip's entropy (os.urandom), which the
@@ -261,7 +262,15 @@ class Rp2040Launcher(SimBoard):
                 "seed command (the pattern restarts from it), as 'unolaunch demo' does"
             )
         super().__init__(
-            flash_dir, cards, sensor, seed, firmware_dir, link=link, on_hw=on_hw, uart=uart
+            flash_dir,
+            cards,
+            sensor,
+            seed,
+            firmware_dir,
+            link=link,
+            on_hw=on_hw,
+            uart=uart,
+            blank=blank,
         )
         self._rp2_dir = rp2_dir
         self._node: subprocess.Popen[bytes] | None = None
@@ -350,7 +359,8 @@ class Rp2040Launcher(SimBoard):
         else:
             image = self._fresh_image(files)
             changed = True
-        if not self._sensor:
+        if not self._sensor and not (self._blank and changed):
+            # (a blank flash has no firmware to configure, as on the unix board)
             changed = sensorless(image, self._source()) or changed
         if changed:
             tmp_path = path.with_name(path.name + ".new")
@@ -369,6 +379,8 @@ class Rp2040Launcher(SimBoard):
         from unolaunch.flash import FlashError, build_files
 
         try:
+            if self._blank:  # MicroPython's .uf2 and an empty filesystem, as a fresh Pico
+                return build_image(files.uf2.read_bytes(), {}, str(files.uf2))
             board_files = build_files(self._source(), compile=True, mpy_version=6)
             return build_image(
                 files.uf2.read_bytes(), {f.path: f.data for f in board_files}, str(files.uf2)
@@ -618,6 +630,7 @@ class Rp2040Launcher(SimBoard):
             return
         if not data:
             return
+        self._watch_input(data)
         if self._usb_up:
             self._send({"op": "usb", "data": base64.b64encode(data).decode()})
         else:
