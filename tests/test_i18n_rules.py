@@ -53,7 +53,7 @@ ENGLISH = {
     "must", "turn", "matches", "neither", "player", "game", "over", "swap", "hands",
     "gives", "discarded", "stock", "score", "scores", "points", "nobody", "the", "and",
     "not", "with", "wild", "skip", "reverse", "red", "blue", "green", "yellow", "hit",
-    "deals", "start", "top", "choose", "pass", "accept", "challenge", "catch", "goes",
+    "deals", "start", "top", "choose", "accept", "challenge", "catch", "goes",
     "runs", "left", "right", "wrong", "now", "holds", "item", "box", "mushroom", "banana",
 }  # fmt: skip
 _WORD = re.compile(r"[^\W\d_]+")
@@ -106,12 +106,14 @@ def _tries(g: Game, rng: random.Random) -> Iterator[dict[str, Any]]:
 
 def _play(variant: str, options: dict[str, Any], seed: int) -> tuple[list[str], list[str]]:
     """Play one game (target lowered to keep it short); return the lines a player reads
-    and the English messages of the refusals."""
+    (what happened and the refusals, then the screens) and the English messages of the
+    refusals."""
     rng = random.Random(seed)
     opts = {**options, "target": 120 if variant != "pocket-pizza" else 60}
     g = Game.new(variant, NAMES[: 2 + seed % 3], opts, rng=rng)
     bots = [make_bot("heuristic" if s % 2 else "random", rng) for s in range(g.n)]
     lines: list[str] = []
+    screens: list[str] = []
     english: list[str] = []
     for step in range(3000):
         if g.game_over:
@@ -146,10 +148,10 @@ def _play(variant: str, options: dict[str, Any], seed: int) -> tuple[list[str], 
         effects = g.apply(g.move_action(move))
         lines += [card_names(e.text) for e in effects]
         if step % 7 == 0:
-            lines += _screen_lines(g, notice=lines[-1] if lines else None)
+            screens += _screen_lines(g, notice=lines[-1] if lines else None)
     assert g.game_over, f"{variant} seed {seed} did not end"
-    lines += _screen_lines(g)
-    return lines, english
+    screens += _screen_lines(g)
+    return lines + screens, english
 
 
 def _games() -> Iterator[tuple[str, dict[str, Any], int]]:
@@ -197,31 +199,39 @@ def test_english_messages_are_the_same_in_every_language() -> None:
     """``str(IllegalMoveError)`` and the games' course do not depend on the language;
     the Effect texts in English are what they were (the scenario files check them too)."""
     for variant in VARIANT_OPTIONS:
-        runs = {}
+        runs: dict[str, list[str]] = {}
         for lang in ("en", "qps", "is"):
             with use(lang):
-                lines, english = _play(variant, {}, 1)
-            runs[lang] = (len(lines), english)
-        assert runs["en"] == runs["qps"] == runs["is"]
+                runs[lang] = _play(variant, {}, 1)[1]
+        # The refusals' English messages, each with the position: the same game throughout.
+        assert runs["en"] == runs["qps"] == runs["is"] and len(runs["en"]) > 10
     g = Game.from_position(
         "attack", ["Ann", "Bob"], hands={"Ann": ["g3", "r1"], "Bob": ["b1"]},
         discard=["r9"], stock=["g2"], turn="Ann",
     )  # fmt: skip
+    errors = {}
     for lang in ("en", "is"):
         with use(lang), pytest.raises(IllegalMoveError) as err:
             g.apply({"by": "Ann", "play": "g3"})
+        errors[lang] = err.value
         assert str(err.value) == (
             "COM-2: Ann: play g3: g3 matches neither the colour (red), the number nor the symbol"
             " of the top card r9 [Ann to play/press; top r9, colour red; hands Ann 2, Bob 1]"
         )
-    assert err.value.why == "g3 passar hvorki við litinn (rauður), töluna né táknið á efsta spilinu r9"
-    assert not err.value.out_of_turn
-    with use("en"):
-        text = error_text(err.value)
-    assert text == (
-        "COM-2: Ann: play green 3: green 3 matches neither the colour (red), the number nor"
-        " the symbol of the top card red 9 — the game is unchanged"
+        assert not err.value.out_of_turn and err.value.rule == "COM-2"
+    assert errors["is"].why == (
+        "g3 passar hvorki við litinn (rauður), töluna né táknið á efsta spilinu r9"
     )
+    with use("en"):
+        assert error_text(errors["en"]) == (
+            "COM-2: Ann: play green 3: green 3 matches neither the colour (red), the number nor"
+            " the symbol of the top card red 9 — the game is unchanged"
+        )
+    with use("is"):
+        assert error_text(errors["is"]) == (
+            "COM-2: Ann: spila grænt 3: grænt 3 passar hvorki við litinn (rauður), töluna né"
+            " táknið á efsta spilinu rautt 9 — leikurinn er óbreyttur"
+        )
 
 
 def test_out_of_turn_is_a_field_not_english() -> None:

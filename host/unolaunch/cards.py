@@ -160,8 +160,8 @@ def color_name(color: int) -> str | None:
 
 def color_word(color: int, form: str = "noun") -> str:
     """Colour ``color`` (0-3) in words, in the current language, in the ``form`` the sentence
-    needs: ``"noun"`` the colour itself (``colour is now red``; Icelandic *rauður*),
-    ``"card"`` a card's colour (``red 5``; *rautt 5*), ``"cards"`` several cards' (*rauð*)."""
+    needs: ``"noun"`` the colour itself (``colour is now red``; Icelandic *rauður*) or
+    ``"card"`` a card's colour (``red 5``; *rautt 5*)."""
     if form == "card":
         # TRANSLATORS: a card's colour, as in "red 5" (Icelandic: neuter, "rautt 5").
         return (
@@ -169,14 +169,6 @@ def color_word(color: int, form: str = "noun") -> str:
             pgettext("card colour", "yellow"),
             pgettext("card colour", "green"),
             pgettext("card colour", "blue"),
-        )[color]
-    if form == "cards":
-        # TRANSLATORS: several cards' colour, as in "2 more red cards" (Icelandic: "rauð").
-        return (
-            pgettext("cards colour", "red"),
-            pgettext("cards colour", "yellow"),
-            pgettext("cards colour", "green"),
-            pgettext("cards colour", "blue"),
         )[color]
     # TRANSLATORS: the colour as a noun, as in "colour is now red" (Icelandic: "rauður").
     return (

@@ -9,7 +9,7 @@ from typing import Any
 
 from unolaunch import cards as C
 from unolaunch.cards import COLOR_NAMES, UNKNOWN, card_code, color_word, parse_card
-from unolaunch.i18n import N_, _, ngettext
+from unolaunch.i18n import N_, _, ngettext, pgettext
 from unolaunch.rules.actions import Action
 from unolaunch.rules.errors import IllegalMoveError
 from unolaunch.rules.game import (
@@ -197,7 +197,7 @@ class AttackGame(Game):
                         N_("Discard All takes every other card of its colour: {cards}"),
                         cards=Both(
                             " ".join(card_code(c) for c in held) or "none",
-                            " ".join(card_code(c) for c in held) or _("none"),
+                            " ".join(card_code(c) for c in held) or pgettext("cards", "none"),
                         ),
                     )
 
@@ -297,7 +297,7 @@ class AttackGame(Game):
                             "also discarded: {n} more {colour} cards",
                             unseen,
                         )
-                    text = text.format(cards=cards, n=unseen, colour=color_word(col, "cards"))
+                    text = text.format(cards=cards, n=unseen, colour=color_word(col))
                 else:
                     text = _("also discarded: {cards}").format(cards=cards)
                 self._note("discard", self.players[seat], text)

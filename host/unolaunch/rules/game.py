@@ -55,7 +55,7 @@ from typing import Any, ClassVar, NamedTuple
 
 from unolaunch import cards as C
 from unolaunch.cards import COLOR_NAMES, UNKNOWN, card_code, color_word, parse_card
-from unolaunch.i18n import N_, _, ngettext
+from unolaunch.i18n import N_, _, ngettext, pgettext
 from unolaunch.rules.actions import Action
 from unolaunch.rules.errors import IllegalMoveError
 from unolaunch.rules.launcher import Launcher, PatternLauncher
@@ -133,7 +133,11 @@ def both(msg: str, tr: str | None = None, **fields: Any) -> tuple[str, str]:
 
 def colour_field(color: int) -> Both:
     """A colour named in a message: ``red`` / the language's noun (``rauður``)."""
-    return Both(COLOR_NAMES[color], color_word(color)) if color < 4 else Both("none", _("none"))
+    return (
+        Both(COLOR_NAMES[color], color_word(color))
+        if color < 4
+        else Both("none", pgettext("colour", "none"))
+    )
 
 
 class TurnCapError(RuntimeError):
