@@ -29,7 +29,7 @@ from unolaunch.bots import make_bot
 from unolaunch.cards import card_code
 from unolaunch.i18n import use
 from unolaunch.rules import Game, IllegalMoveError
-from unolaunch.rules.engine import ROUND_OVER
+from unolaunch.rules.engine import OB_REVEAL, OB_TOP, OB_TURNED, OB_VERDICT, ROUND_OVER
 from unolaunch.table.app import action_text, error_text, instead_text
 from unolaunch.table.journal import Journal
 from unolaunch.table.screen import View, card_name, card_names, render
@@ -296,3 +296,66 @@ def test_table_helpers_of_a_session_are_translated(tmp_path: Path) -> None:
         lines = [instead_text(s)] + [action_text(a) for a in actions]
     bad = [line for line in lines if {w.casefold() for w in _WORD.findall(line)} & ENGLISH]
     assert bad == []
+
+
+def _play_hidden(variant: str, seed: int) -> list[str]:
+    """A table without hands (the scorekeeper's mode): the table's facts (start card, Item
+    Box card, challenge outcome, round-end points), presses with their counts and hand-size
+    corrections as the table types them; every Effect and refusal as shown."""
+    rng = random.Random(seed)
+    opts: dict[str, Any] = {"target": 150}
+    if variant == "attack":
+        opts |= {"extra_cards": True, "customizable": rng.choice(["trade-hands", "hit-fire"])}
+    g = Game.new(variant, NAMES[: 2 + seed % 3], opts, rng=rng, hidden_hands=True)
+    codes = [card_code(c) for c in g._known_sorted]
+    lines: list[str] = []
+    for _step in range(1500):
+        if g.game_over:
+            break
+        action: dict[str, Any]
+        if g.phase == ROUND_OVER:
+            lines += [card_names(e.text) for e in g.next_round()]
+            continue
+        kind, seat = (g.pending[0][0], g.pending[0][1]) if g.pending else (-1, g.turn)
+        by = g.players[seat]
+        if kind == OB_TOP:
+            action = {"by": by, "choose": {"top": rng.choice(codes)}}
+        elif kind == OB_TURNED:
+            action = {"by": by, "choose": {"turned": rng.choice(codes)}}
+        elif kind == OB_VERDICT:
+            action = {"by": by, "choose": {"won": rng.random() < 0.5}}
+        elif kind == OB_REVEAL:
+            pts = {p: rng.randrange(40) for p in g.players if p != by}
+            action = {"by": by, "choose": {"points": pts}}
+        elif rng.random() < 0.03:
+            action = {
+                "by": rng.choice(g.players),
+                "correct": {rng.choice(g.players): rng.randrange(4)},
+            }
+        else:
+            own = [m for m in g.moves() if m >> 19 == seat]
+            action = g.move_action(rng.choice(own)).to_dict()
+            if "press" in action:
+                action["cards"] = rng.randrange(3)
+        try:
+            lines += [card_names(e.text) for e in g.apply(action)]
+        except IllegalMoveError as exc:
+            lines.append(error_text(exc))
+    lines += _screen_lines(g)
+    return lines
+
+
+@pytest.mark.parametrize("variant", list(VARIANT_OPTIONS))
+def test_a_table_without_hands_is_translated_too(variant: str) -> None:
+    """Hidden hands: corrections, verdicts, the Item Box's card, unseen cards ("?")."""
+    seen = 0
+    for seed in range(8):
+        with use("qps"):
+            lines = _play_hidden(variant, seed)
+        assert escaped(lines, NAMES) == [], (variant, seed)
+        seen += len(lines)
+        with use("is"):
+            lines = _play_hidden(variant, seed)
+        bad = [line for line in lines if {w.casefold() for w in _WORD.findall(line)} & ENGLISH]
+        assert bad == [], (variant, seed, bad[:5])
+    assert seen > 400
