@@ -222,13 +222,13 @@ def render(view: View) -> RenderableType:
         lines.append(Text(f"🏆 {won}", style="bold magenta"))
     elif st.get("round_winner"):
         pts = st.get("round_points")
-        who = shown(st["round_winner"])
+        winner = shown(st["round_winner"])
         if pts is not None:
             won = ngettext(
                 "{who} wins the round (+{n} point)", "{who} wins the round (+{n} points)", pts
-            ).format(who=who, n=pts)
+            ).format(who=winner, n=pts)
         else:
-            won = _("{who} wins the round").format(who=who)
+            won = _("{who} wins the round").format(who=winner)
         lines.append(Text(won, style="bold magenta"))
     # One source of truth: the awaited player is the one marked; with nobody awaited (the
     # round or the game is over) nobody is, whoever's turn the engine would name next.
