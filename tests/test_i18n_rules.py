@@ -359,3 +359,28 @@ def test_a_table_without_hands_is_translated_too(variant: str) -> None:
         bad = [line for line in lines if {w.casefold() for w in _WORD.findall(line)} & ENGLISH]
         assert bad == [], (variant, seed, bad[:5])
     assert seen > 400
+
+
+@pytest.mark.parametrize(
+    ("variant", "players", "options"),
+    [
+        ("pocket-pizza", [*NAMES, "Eva", "Finn"], {}),
+        ("attack", ["Ann", "Ann"], {}),
+        ("attack", ["Ann", " "], {}),
+        ("attack", ["Ann", "Bob"], {"colours": 5}),
+        ("attack", ["Ann", "Bob"], {"strict_press": "yes"}),
+        ("attack", ["Ann", "Bob"], {"target": -1}),
+        ("attack", ["Ann", "Bob"], {"target": 0}),
+        ("attack", ["Ann", "Bob"], {"customizable": "nothing"}),
+    ],
+)
+def test_a_game_that_cannot_start_says_why_in_the_language(
+    variant: str, players: list[str], options: dict[str, Any]
+) -> None:
+    """The players or options a variant does not take: the table prints this reason."""
+    with use("qps"), pytest.raises(ValueError) as err:
+        Game.new(variant, players, options)
+    assert escaped([str(err.value)], ["Ann", variant, *options]) == []
+    with use("en"), pytest.raises(ValueError) as err:
+        Game.new(variant, players, options)
+    assert "⟦" not in str(err.value)

@@ -250,13 +250,19 @@ class Game:
         names = list(players)
         if not 2 <= len(names) <= self.max_players:
             raise ValueError(
-                f"{self.variant} is for 2 to {self.max_players} players, not {len(names)}"
+                _("{variant} is for 2 to {most} players, not {n}").format(
+                    variant=self.variant, most=self.max_players, n=len(names)
+                )
             )
         for name in names:
             if not isinstance(name, str) or not name.strip():
-                raise ValueError(f"a player name must be a non-empty string, not {name!r}")
+                raise ValueError(
+                    _("a player name must be a non-empty string, not {name}").format(
+                        name=repr(name)
+                    )
+                )
         if len(set(names)) != len(names):
-            raise ValueError("player names must be different from each other")
+            raise ValueError(_("player names must be different from each other"))
         self.players: tuple[str, ...] = tuple(names)
         self.n = len(names)
         self._seat = {name: i for i, name in enumerate(names)}
