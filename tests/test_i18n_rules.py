@@ -245,6 +245,23 @@ def test_out_of_turn_is_a_field_not_english() -> None:
     assert err.value.out_of_turn and err.value.rule == "MK-8"
     assert err.value.why == "Ann á leik, ekki Bob"
     assert err.value.action is not None and err.value.action.by == "Bob"
+    g.apply({"by": "Ann", "play": "r1"})
+    g.apply({"by": "Bob", "play": "r2"})  # a number: Ann's turn again
+    with use("is"), pytest.raises(IllegalMoveError) as err:
+        g.apply({"by": "Bob", "draw": True})
+    assert err.value.out_of_turn
+    h = Game.from_position(
+        "attack", ["Ann", "Bob"], hands={"Ann": ["rH2", "r1"], "Bob": ["b1", "r2"]},
+        discard=["r9"], stock=["g2"], turn="Ann",
+    )  # fmt: skip
+    h.apply({"by": "Ann", "play": "rH2"})  # ATK-11: Bob owes two presses
+    with use("is"), pytest.raises(IllegalMoveError) as err:
+        h.apply({"by": "Ann", "play": "r1"})
+    assert not err.value.out_of_turn and not err.value.press_first
+    assert err.value.why == "leikurinn bíður eftir Bob: Bob ýtir 2 sinnum á skotvélina (ATK-11)"
+    with use("is"), pytest.raises(IllegalMoveError) as err:
+        h.apply({"by": "Bob", "play": "r2"})
+    assert err.value.press_first and err.value.why == "Bob verður fyrst að ýta á skotvélina"
 
 
 def test_card_names_in_icelandic() -> None:

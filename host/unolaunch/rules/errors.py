@@ -23,7 +23,8 @@ class IllegalMoveError(ValueError):
       codes stay codes: the table names them in words), e.g. ``g3 matches neither ...``;
     * ``action`` — the refused :class:`~unolaunch.rules.actions.Action` (``None`` when
       there is none, e.g. dealing the next round);
-    * ``out_of_turn`` — the action was not the awaited player's turn (COM-2, ATK-26...);
+    * ``out_of_turn`` — it is another player's turn (COM-2, ATK-26...; not when the game
+      waits for someone's decision or owed presses: the message names what it waits for);
     * ``press_first`` — refused because the player still owes launcher presses (ATK-11...).
 
     ``detail`` is the English message without the rule.

@@ -1586,7 +1586,6 @@ class Game:
                 "ATK-26" if verb == "press" else rule,
                 a,
                 N_("the game is waiting for {who}: {owed}"),
-                out_of_turn=True,
                 who=owner,
                 owed=self._ob_field(self.pending[0]),
             )
