@@ -20,6 +20,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from unolaunch.i18n import pgettext
+
 __all__ = [
     "COLORS",
     "COLOR_LETTERS",
@@ -34,6 +36,7 @@ __all__ = [
     "card_kind",
     "color_index",
     "color_name",
+    "color_word",
     "deck_composition",
     "is_wild",
     "make_card",
@@ -153,6 +156,27 @@ def color_index(name: str) -> int:
 def color_name(color: int) -> str | None:
     """0 -> ``"red"`` ... 3 -> ``"blue"``; ``None`` for no colour (4)."""
     return COLOR_NAMES[color] if 0 <= color < 4 else None
+
+
+def color_word(color: int, form: str = "noun") -> str:
+    """Colour ``color`` (0-3) in words, in the current language, in the ``form`` the sentence
+    needs: ``"noun"`` the colour itself (``colour is now red``; Icelandic *rauður*) or
+    ``"card"`` a card's colour (``red 5``; *rautt 5*)."""
+    if form == "card":
+        # TRANSLATORS: a card's colour, as in "red 5" (Icelandic: neuter, "rautt 5").
+        return (
+            pgettext("card colour", "red"),
+            pgettext("card colour", "yellow"),
+            pgettext("card colour", "green"),
+            pgettext("card colour", "blue"),
+        )[color]
+    # TRANSLATORS: the colour as a noun, as in "colour is now red" (Icelandic: "rauður").
+    return (
+        pgettext("colour", "red"),
+        pgettext("colour", "yellow"),
+        pgettext("colour", "green"),
+        pgettext("colour", "blue"),
+    )[color]
 
 
 def deck_composition(variant: str, options: Mapping[str, Any] | None = None) -> dict[int, int]:

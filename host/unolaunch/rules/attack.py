@@ -8,7 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 from unolaunch import cards as C
-from unolaunch.cards import COLOR_NAMES, UNKNOWN, card_code, parse_card
+from unolaunch.cards import COLOR_NAMES, UNKNOWN, card_code, color_word, parse_card
+from unolaunch.i18n import N_, _, ngettext, pgettext
 from unolaunch.rules.actions import Action
 from unolaunch.rules.errors import IllegalMoveError
 from unolaunch.rules.game import (
@@ -25,6 +26,7 @@ from unolaunch.rules.game import (
     TGT_TRADE,
     TURN,
     UNO_BIT,
+    Both,
     Game,
 )
 
@@ -39,7 +41,7 @@ class AttackGame(Game):
     turn_rule = "ATK-5"
     extra_play = True
     pass_rule = "ATK-8"
-    pass_why = "passing is only for declining the extra play after a Skip or Reverse"
+    pass_why = N_("passing is only for declining the extra play after a Skip or Reverse")
     challenge_rule = "ATK-14"
 
     def _install_effects(self) -> None:
@@ -159,24 +161,32 @@ class AttackGame(Game):
         )
         if a.target is not None:
             if not targeted:
-                raise self._illegal("ACTION", a, f"{a.card} takes no target")
+                raise self._illegal("ACTION", a, N_("{card} takes no target"), card=a.card)
             if target == by:
                 rule = "ATK-19" if k == C.TRADE_HANDS or self._custom == "trade-hands" else "ATK-15"
-                raise self._illegal(rule, a, "the target must be another player")
+                raise self._illegal(rule, a, N_("the target must be another player"))
         if a.give is not None:
-            raise self._illegal("ACTION", a, f"{a.card} gives no card")
+            raise self._illegal("ACTION", a, N_("{card} gives no card"), card=a.card)
         if a.discarded is not None:
             if k != C.DISCARD_ALL:
-                raise self._illegal("ACTION", a, "only a Discard All discards other cards")
+                raise self._illegal("ACTION", a, N_("only a Discard All discards other cards"))
             col = card >> 5
             for code in a.discarded:
                 c = parse_card(code)
                 if c == UNKNOWN and self.hidden:
                     continue  # ATK-12, hidden hands: one more card of its colour, unseen
                 if c >> 5 != col:
-                    raise self._illegal("ATK-12", a, f"{code} is not {COLOR_NAMES[col]}")
+                    raise self._illegal(
+                        "ATK-12",
+                        a,
+                        N_("{card} is not {colour}"),
+                        card=code,
+                        colour=Both(COLOR_NAMES[col], color_word(col, "card")),
+                    )
             if self.hidden and len(a.discarded) > len(self.hands[by]) - 1:
-                raise self._illegal("ATK-12", a, f"{a.by} does not hold that many cards")
+                raise self._illegal(
+                    "ATK-12", a, N_("{who} does not hold that many cards"), who=a.by
+                )
             if not self.hidden:
                 held = sorted(c for c in self.hands[by] if c >> 5 == col)
                 held.remove(card)
@@ -184,8 +194,11 @@ class AttackGame(Game):
                     raise self._illegal(
                         "ATK-12",
                         a,
-                        "Discard All takes every other card of its colour: "
-                        + (" ".join(card_code(c) for c in held) or "none"),
+                        N_("Discard All takes every other card of its colour: {cards}"),
+                        cards=Both(
+                            " ".join(card_code(c) for c in held) or "none",
+                            " ".join(card_code(c) for c in held) or pgettext("cards", "none"),
+                        ),
                     )
 
     # -- presses --------------------------------------------------------------------
@@ -193,30 +206,39 @@ class AttackGame(Game):
         self.pending.append((OB_PRESS, seat, k, 0, rule))  # ATK-25: presses, not draws
         if self._log is not None:
             who = self.players[seat]
-            self._note("owe", who, f"{who} must press the launcher {k} times ({rule})")
+            text = ngettext(
+                "{who} must press the launcher {n} time ({rule})",
+                "{who} must press the launcher {n} times ({rule})",
+                k,
+            )
+            self._note("owe", who, text.format(who=who, n=k, rule=rule))
 
     def _uno_penalty(self, seat: int) -> None:
         self.pending.insert(0, (OB_PRESS, seat, 2, 0, "ATK-20"))
 
     def _check_draw_or_press(self, a: Action, by: int) -> None:
         if a.verb == "draw":
-            raise self._illegal("ATK-5", a, "nobody draws in UNO Attack: press the launcher")
+            raise self._illegal("ATK-5", a, N_("nobody draws in UNO Attack: press the launcher"))
         if self.phase != TURN:
             raise self._illegal(
-                "ATK-26", a, "no press is owed: after a Skip or Reverse play one more card or pass"
+                "ATK-26",
+                a,
+                N_("no press is owed: after a Skip or Reverse play one more card or pass"),
             )
         if self.options["strict_press"] and self._can_match(by):
-            raise self._illegal("ATK-6", a, "strict pressing: a player who can match must play")
+            raise self._illegal("ATK-6", a, N_("strict pressing: a player who can match must play"))
         self._do_press(by, a.cards)
         self._pressed = by
 
     def _do_press(self, seat: int, cards: int | None) -> None:
         if cards is None:
             if self.launcher is None:
+                who = self.players[seat]
                 raise IllegalMoveError(
                     "ATK-25",
-                    f"{self.players[seat]}: press: no launcher is connected: say how many cards"
+                    f"{who}: press: no launcher is connected: say how many cards"
                     ' came out, e.g. {"press": true, "cards": 2}',
+                    why=_("no launcher is connected: say how many cards came out"),
                 )
             cards = self.launcher.press(self.players[seat])
         got = self._draw(seat, cards)
@@ -249,7 +271,7 @@ class AttackGame(Game):
         col = card >> 5
         if self.hidden:
             shed = [parse_card(x) for x in extra.discarded] if extra and extra.discarded else []
-            for _ in shed:
+            for _card in shed:
                 hand.remove(UNKNOWN)
         else:
             shed = [c for c in hand if c >> 5 == col]
@@ -261,9 +283,24 @@ class AttackGame(Game):
             if self._log is not None:
                 named = [card_code(c) for c in shed if c != UNKNOWN]
                 unseen = len(shed) - len(named)
+                cards = " ".join(named)
                 if unseen:  # hidden hands: the table gave only how many (ATK-12)
-                    named.append(f"{unseen} more {COLOR_NAMES[col]} card{'s' * (unseen != 1)}")
-                self._note("discard", self.players[seat], "also discarded: " + " ".join(named))
+                    if named:
+                        text = ngettext(
+                            "also discarded: {cards} {n} more {colour} card",
+                            "also discarded: {cards} {n} more {colour} cards",
+                            unseen,
+                        )
+                    else:
+                        text = ngettext(
+                            "also discarded: {n} more {colour} card",
+                            "also discarded: {n} more {colour} cards",
+                            unseen,
+                        )
+                    text = text.format(cards=cards, n=unseen, colour=color_word(col))
+                else:
+                    text = _("also discarded: {cards}").format(cards=cards)
+                self._note("discard", self.players[seat], text)
         self._end_turn()
 
     def _fx_trade(self, seat: int, card: int, color: int, target: int, extra: Any) -> None:
@@ -287,7 +324,9 @@ class AttackGame(Game):
             self._note(
                 "trade",
                 self.players[seat],
-                f"{self.players[seat]} and {self.players[target]} swap hands",
+                _("{who} and {other} swap hands").format(
+                    who=self.players[seat], other=self.players[target]
+                ),
             )
 
     def _fx_attack_attack(self, seat: int, card: int, color: int, target: int, extra: Any) -> None:

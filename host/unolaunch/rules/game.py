@@ -54,7 +54,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, NamedTuple
 
 from unolaunch import cards as C
-from unolaunch.cards import COLOR_NAMES, UNKNOWN, card_code, parse_card
+from unolaunch.cards import COLOR_NAMES, UNKNOWN, card_code, color_word, parse_card
+from unolaunch.i18n import N_, _, ngettext, pgettext
 from unolaunch.rules.actions import Action
 from unolaunch.rules.errors import IllegalMoveError
 from unolaunch.rules.launcher import Launcher, PatternLauncher
@@ -109,6 +110,34 @@ class Effect(NamedTuple):
 
     def __str__(self) -> str:
         return self.text
+
+
+class Both(NamedTuple):
+    """A field of an engine message in English (the message every log and scenario file
+    compares) and in the players' language (what the table shows)."""
+
+    en: str
+    tr: str
+
+
+def both(msg: str, tr: str | None = None, **fields: Any) -> tuple[str, str]:
+    """``msg`` (marked with ``N_``) filled in English, and translated (``tr``: an already
+    translated template, e.g. from ``ngettext``), each with its form of the :class:`Both`
+    fields."""
+    en = msg.format(**{k: v.en if isinstance(v, Both) else v for k, v in fields.items()})
+    text = (_(msg) if tr is None else tr).format(
+        **{k: v.tr if isinstance(v, Both) else v for k, v in fields.items()}
+    )
+    return en, text
+
+
+def colour_field(color: int) -> Both:
+    """A colour named in a message: ``red`` / the language's noun (``rauður``)."""
+    return (
+        Both(COLOR_NAMES[color], color_word(color))
+        if color < 4
+        else Both("none", pgettext("colour", "none"))
+    )
 
 
 class TurnCapError(RuntimeError):
@@ -221,13 +250,19 @@ class Game:
         names = list(players)
         if not 2 <= len(names) <= self.max_players:
             raise ValueError(
-                f"{self.variant} is for 2 to {self.max_players} players, not {len(names)}"
+                _("{variant} is for 2 to {most} players, not {n}").format(
+                    variant=self.variant, most=self.max_players, n=len(names)
+                )
             )
         for name in names:
             if not isinstance(name, str) or not name.strip():
-                raise ValueError(f"a player name must be a non-empty string, not {name!r}")
+                raise ValueError(
+                    _("a player name must be a non-empty string, not {name}").format(
+                        name=repr(name)
+                    )
+                )
         if len(set(names)) != len(names):
-            raise ValueError("player names must be different from each other")
+            raise ValueError(_("player names must be different from each other"))
         self.players: tuple[str, ...] = tuple(names)
         self.n = len(names)
         self._seat = {name: i for i, name in enumerate(names)}
@@ -465,7 +500,7 @@ class Game:
             turned = {s: pile.pop() for s in contenders}
             if self._log is not None:
                 shown = ", ".join(f"{self.players[s]} {card_code(c)}" for s, c in turned.items())
-                self._note("dealer", None, f"choosing the dealer: {shown}")
+                self._note("dealer", None, _("choosing the dealer: {cards}").format(cards=shown))
             best = max(_value_for_dealer(c) for c in turned.values())
             contenders = [s for s, c in turned.items() if _value_for_dealer(c) == best]
             if len(contenders) == 1:
@@ -502,7 +537,8 @@ class Game:
         del stock[len(stock) - n * size :]
         self.stock = stock
         if self._log is not None:
-            self._note("deal", self.players[self.dealer], f"{self.players[self.dealer]} deals")
+            who = self.players[self.dealer]
+            self._note("deal", who, _("{who} deals").format(who=who))
         self._turn_start_card()
 
     def _turn_start_card(self) -> None:
@@ -517,7 +553,7 @@ class Game:
         self._set_top(card, card >> 5)
         self.turn = (self.dealer + 1) % self.n
         if self._log is not None:
-            self._note("start", None, f"start card {card_code(card)}")
+            self._note("start", None, _("start card {card}").format(card=card_code(card)))
         self._start_effect(card)
 
     def _start_effect(self, card: int) -> None:
@@ -578,7 +614,11 @@ class Game:
             self._note(
                 "reshuffle",
                 None,
-                f"the discard pile is shuffled into a new stock ({len(under)} cards)",
+                ngettext(
+                    "the discard pile is shuffled into a new stock ({n} card)",
+                    "the discard pile is shuffled into a new stock ({n} cards)",
+                    len(under),
+                ).format(n=len(under)),
             )
         return True
 
@@ -600,8 +640,19 @@ class Game:
         if self._log is not None:
             who = self.players[seat]
             shown = " ".join(card_code(c) for c in hand[len(hand) - got :])
-            short = f" ({k - got} short: no cards left, COM-5)" if got < k else ""
-            self._note("draw", who, f"{who} takes {got} card{'s' * (got != 1)} {shown}{short}")
+            if got < k:
+                text = ngettext(
+                    "{who} takes {n} card {cards} ({short} short: no cards left, COM-5)",
+                    "{who} takes {n} cards {cards} ({short} short: no cards left, COM-5)",
+                    got,
+                )
+            else:
+                # TRANSLATORS: {cards} are card codes, or "?" for cards nobody saw (a table
+                # without hands drops the trailing "?"s): keep {cards} last.
+                text = ngettext(
+                    "{who} takes {n} card {cards}", "{who} takes {n} cards {cards}", got
+                )
+            self._note("draw", who, text.format(who=who, n=got, cards=shown, short=k - got))
         return got
 
     def _name_color(self, seat: int, color: int) -> None:
@@ -609,7 +660,11 @@ class Game:
         if color < 4:
             self._set_top(self.discard[-1], color)
             if self._log is not None:
-                self._note("color", self.players[seat], f"colour is now {COLOR_NAMES[color]}")
+                self._note(
+                    "color",
+                    self.players[seat],
+                    _("colour is now {colour}").format(colour=color_word(color)),
+                )
         else:
             self._set_top(self.discard[-1], C.WILD)  # no colour until it is named
             if self.hands[seat]:
@@ -626,7 +681,8 @@ class Game:
             if ob[1] != seat or ob[0] not in (OB_COLOR, OB_PRESS, OB_UNTIL, OB_GIVE)
         ]
         if self._log is not None:
-            self._note("out", self.players[seat], f"{self.players[seat]} has no cards left")
+            who = self.players[seat]
+            self._note("out", who, _("{who} has no cards left").format(who=who))
         if not self.pending:
             self._finish_round()
 
@@ -656,10 +712,22 @@ class Game:
         if self._log is not None:
             who = self.players[w]
             self._note(
-                "score", who, f"{who} wins the round and scores {total} (total {self.scores[w]})"
+                "score",
+                who,
+                _("{who} wins the round and scores {points} (total {total})").format(
+                    who=who, points=total, total=self.scores[w]
+                ),
             )
             if self.game_winner >= 0:
-                self._note("game", who, f"{who} wins the game with {self.scores[w]} points")
+                self._note(
+                    "game",
+                    who,
+                    ngettext(
+                        "{who} wins the game with {n} point",
+                        "{who} wins the game with {n} points",
+                        self.scores[w],
+                    ).format(who=who, n=self.scores[w]),
+                )
 
     # ------------------------------------------------------------------ card effects
     def _fx_number(self, seat: int, card: int, color: int, target: int, extra: Any) -> None:
@@ -669,7 +737,8 @@ class Game:
         # ATK-10 / MK-11 / PP-8: the next player loses their turn.
         skipped = self._skip_next()
         if self._log is not None:
-            self._note("skip", self.players[skipped], f"{self.players[skipped]} is skipped")
+            who = self.players[skipped]
+            self._note("skip", who, _("{who} is skipped").format(who=who))
         self._after_skip(seat)
 
     def _fx_reverse(self, seat: int, card: int, color: int, target: int, extra: Any) -> None:
@@ -679,7 +748,9 @@ class Game:
             self._skip_next()
         if self._log is not None:
             self._note(
-                "reverse", None, "play now runs " + ("left" if self.direction == 1 else "right")
+                "reverse",
+                None,
+                _("play now runs left") if self.direction == 1 else _("play now runs right"),
             )
         self._after_skip(seat)
 
@@ -1013,8 +1084,12 @@ class Game:
         self.discard.append(card)
         if self._log is not None:
             who = self.players[seat]
-            said = " and says UNO" if move & UNO_BIT else ""
-            self._note("play", who, f"{who} plays {card_code(card)}{said}")
+            code = card_code(card)
+            if move & UNO_BIT:
+                text = _("{who} plays {card} and says UNO").format(who=who, card=code)
+            else:
+                text = _("{who} plays {card}").format(who=who, card=code)
+            self._note("play", who, text)
         if card < 128:
             self.color = card >> 5
             self._key = card  # colour * 32 + kind: a coloured card is its own MATCH key
@@ -1072,7 +1147,9 @@ class Game:
             self._note(
                 "catch",
                 self.players[by],
-                f"{self.players[by]} catches {self.players[caught]} not saying UNO",
+                _("{who} catches {caught} not saying UNO").format(
+                    who=self.players[by], caught=self.players[caught]
+                ),
             )
         self._uno_penalty(caught)
 
@@ -1097,7 +1174,11 @@ class Game:
         if kind == OB_COLOR:
             self._set_top(self.discard[-1], color)
             if self._log is not None:
-                self._note("color", self.players[seat], f"colour is now {COLOR_NAMES[color]}")
+                self._note(
+                    "color",
+                    self.players[seat],
+                    _("colour is now {colour}").format(colour=color_word(color)),
+                )
         elif kind == OB_TARGET:
             self._target_chosen(seat, a, target)
         elif kind == OB_GIVE:
@@ -1153,8 +1234,11 @@ class Game:
     def next_round(self) -> list[Effect]:
         """Deal the next round; the deal passes to the left (COM-4, MK-7). Undoable."""
         if self.phase != ROUND_OVER:
-            what = "the game is over" if self.game_over else "the round is not over yet"
-            raise IllegalMoveError("COM-4", f"cannot deal the next round: {what} {self.describe()}")
+            if self.game_over:
+                en, why = both(N_("cannot deal the next round: the game is over"))
+            else:
+                en, why = both(N_("cannot deal the next round: the round is not over yet"))
+            raise IllegalMoveError("COM-4", f"{en} {self.describe()}", why=why)
         saved = self._save()
         self._log = []
         try:
@@ -1179,7 +1263,8 @@ class Game:
         try:
             a = Action.from_dict(action)
         except ValueError as exc:
-            raise IllegalMoveError("ACTION", f"not an action: {exc}") from None
+            en, why = both(N_("not an action: {error}"), error=str(exc))
+            raise IllegalMoveError("ACTION", en, why=why) from None
         saved = self._save()
         self._log = []
         try:
@@ -1200,7 +1285,7 @@ class Game:
         if journal is None or n < 1 or len(journal) < n:
             have = 0 if journal is None else len(journal)
             raise ValueError(f"cannot undo {n} action(s): {have} can be undone")
-        for _ in range(n - 1):
+        for _i in range(n - 1):
             journal.pop()
         self._restore(journal.pop())
 
@@ -1371,26 +1456,43 @@ class Game:
             "owed": [self._describe_ob(ob) for ob in self.pending],
         }
 
-    def _describe_ob(self, ob: Obligation) -> str:
+    def _describe_ob(self, ob: Obligation, translate: bool = False) -> str:
+        """An obligation in words: English (the snapshot's ``owed``, error messages), or in
+        the players' language with ``translate``."""
         kind, seat, a, _b, rule = ob
-        who = self.players[seat]
+        fields: dict[str, Any] = {"who": self.players[seat], "rule": rule}
+        tr = None
         if kind == OB_PRESS:
-            return f"{who} presses the launcher {a}x ({rule})"
-        if kind == OB_UNTIL:
-            return f"{who} presses until a card comes out ({rule})"
-        if kind == OB_CHALLENGE:
-            return f"{who} challenges or accepts {self.players[a]}'s card ({rule})"
-        if kind == OB_GIVE:  # only here is `a` a seat; elsewhere it may be anything
-            return f"{who} gives a card to {self.players[a]} ({rule})"
-        what = {
-            OB_COLOR: "names the colour",
-            OB_TARGET: "chooses a player",
-            OB_TOP: "reports the start card",
-            OB_REVEAL: "reports the cards left in the other hands",
-            OB_TURNED: "reports the card the Item Box turned",
-            OB_VERDICT: "reports the challenge outcome",
-        }[kind]
-        return f"{who} {what} ({rule})"
+            msg = N_("{who} presses the launcher {n}x ({rule})")
+            tr = ngettext(
+                "{who} presses the launcher once ({rule})",
+                "{who} presses the launcher {n} times ({rule})",
+                a,
+            )
+            fields["n"] = a
+        elif kind == OB_UNTIL:
+            msg = N_("{who} presses until a card comes out ({rule})")
+        elif kind == OB_CHALLENGE:
+            msg = N_("{who} challenges or accepts {other}'s card ({rule})")
+            fields["other"] = self.players[a]
+        elif kind == OB_GIVE:  # only here is `a` a seat; elsewhere it may be anything
+            msg = N_("{who} gives a card to {other} ({rule})")
+            fields["other"] = self.players[a]
+        else:
+            msg = {
+                OB_COLOR: N_("{who} names the colour ({rule})"),
+                OB_TARGET: N_("{who} chooses a player ({rule})"),
+                OB_TOP: N_("{who} reports the start card ({rule})"),
+                OB_REVEAL: N_("{who} reports the cards left in the other hands ({rule})"),
+                OB_TURNED: N_("{who} reports the card the Item Box turned ({rule})"),
+                OB_VERDICT: N_("{who} reports the challenge outcome ({rule})"),
+            }[kind]
+        en, text = both(msg, tr, **fields) if translate else (msg.format(**fields), "")
+        return text if translate else en
+
+    def _ob_field(self, ob: Obligation) -> Both:
+        """An obligation as a message field, in English and translated."""
+        return Both(self._describe_ob(ob), self._describe_ob(ob, translate=True))
 
     def describe(self) -> str:
         """A one-line account of the position (used in error messages)."""
@@ -1405,12 +1507,34 @@ class Game:
         return f"[{who}; top {top}, colour {col}; hands {sizes}]"
 
     # ------------------------------------------------------------------ validation
-    def _illegal(self, rule: str, a: Action, why: str) -> IllegalMoveError:
-        return IllegalMoveError(rule, f"{a}: {why} {self.describe()}")
+    def _illegal(
+        self,
+        rule: str,
+        a: Action,
+        msg: str,
+        tr: str | None = None,
+        *,
+        out_of_turn: bool = False,
+        press_first: bool = False,
+        **fields: Any,
+    ) -> IllegalMoveError:
+        """The error for action ``a``: ``msg`` (marked with ``N_``) with its ``fields``;
+        ``tr`` is a translated template when ``_(msg)`` is not the one (plurals, or a
+        message whose English holds JSON for developers). The English message carries the
+        action and the position; ``why`` is the reason in the players' language."""
+        en, why = both(msg, tr, **fields)
+        return IllegalMoveError(
+            rule,
+            f"{a}: {en} {self.describe()}",
+            why=why,
+            action=a,
+            out_of_turn=out_of_turn,
+            press_first=press_first,
+        )
 
     def _apply(self, a: Action) -> None:
         if a.by not in self._seat:
-            raise self._illegal("ACTION", a, f"unknown player {a.by!r}")
+            raise self._illegal("ACTION", a, N_("unknown player {name}"), name=repr(a.by))
         by = self._seat[a.by]
         verb = a.verb
         self._was_pressed, self._pressed = self._pressed, -1
@@ -1418,9 +1542,9 @@ class Game:
             self._do_correct(a)
             return
         if self.phase == GAME_OVER:
-            raise self._illegal("COM-8", a, "the game is over")
+            raise self._illegal("COM-8", a, N_("the game is over"))
         if self.phase == ROUND_OVER:
-            raise self._illegal("COM-7", a, "the round is over; deal the next round first")
+            raise self._illegal("COM-7", a, N_("the round is over; deal the next round first"))
         if verb == "catch":
             caught = self._check_catch(a, by)
             self._do_catch(by, caught)
@@ -1437,16 +1561,19 @@ class Game:
     def _check_catch(self, a: Action, by: int) -> int:
         target = a.target
         if target not in self._seat:
-            raise self._illegal("ACTION", a, f"unknown player {target!r}")
+            raise self._illegal("ACTION", a, N_("unknown player {name}"), name=repr(target))
         caught = self._seat[target]
         if caught == by:
-            raise self._illegal("COM-6", a, "a player cannot catch themselves")
+            raise self._illegal("COM-6", a, N_("a player cannot catch themselves"))
         if self.uno_seat != caught or len(self.hands[caught]) != 1:
             raise self._illegal(
                 "COM-6",
                 a,
-                f"{target} cannot be caught now (only a player who just played their"
-                " second-to-last card without saying UNO, before the next player begins)",
+                N_(
+                    "{name} cannot be caught now (only a player who just played their"
+                    " second-to-last card without saying UNO, before the next player begins)"
+                ),
+                name=target,
             )
         return caught
 
@@ -1458,24 +1585,33 @@ class Game:
             raise self._illegal(
                 "ATK-26" if verb == "press" else rule,
                 a,
-                f"the game is waiting for {owner}: {self._describe_ob(self.pending[0])}",
+                N_("the game is waiting for {who}: {owed}"),
+                who=owner,
+                owed=self._ob_field(self.pending[0]),
             )
         if kind in (OB_PRESS, OB_UNTIL):
             if verb != "press":
-                raise self._illegal(rule, a, f"{owner} must press the launcher first")
+                raise self._illegal(
+                    rule, a, N_("{who} must press the launcher first"), press_first=True, who=owner
+                )
             self._do_press(by, a.cards)
         elif kind == OB_CHALLENGE:
             if verb not in ("challenge", "accept"):
-                raise self._illegal(rule, a, f"{owner} must challenge or accept first")
+                raise self._illegal(rule, a, N_("{who} must challenge or accept first"), who=owner)
             if self.hidden and verb == "challenge" and a.won is None:
                 self.pending[0] = (OB_VERDICT, seat, self.pending[0][2], 0, rule)
-                self._note("challenge", a.by, f"{a.by} challenges: the table says who was right")
+                text = _("{who} challenges: the table says who was right").format(who=a.by)
+                self._note("challenge", a.by, text)
                 return
             self._do_answer(by, verb == "challenge", a.won)
         else:
             if verb != "choose":
                 raise self._illegal(
-                    rule, a, f"{owner} must choose first: {self._describe_ob(self.pending[0])}"
+                    rule,
+                    a,
+                    N_("{who} must choose first: {owed}"),
+                    who=owner,
+                    owed=self._ob_field(self.pending[0]),
                 )
             self._apply_choose(a, by, kind, rule)
 
@@ -1483,35 +1619,55 @@ class Game:
         color, target, card = NO_COLOR, NO_SEAT, -1
         if kind == OB_COLOR:
             if a.color is None:
-                raise self._illegal(rule, a, 'choose a colour: {"color": "red"}')
+                raise self._illegal(
+                    rule, a, 'choose a colour: {{"color": "red"}}', _("choose a colour")
+                )
             color = COLOR_NAMES.index(a.color)
         elif kind == OB_TARGET:
             purpose = self.pending[0][2]
             rule = {TGT_ATTACK: "ATK-15", TGT_SHELL: "MK-16", TGT_TRADE: "ATK-19"}[purpose]
             if a.target is None:
-                raise self._illegal(rule, a, 'choose a player: {"target": NAME}')
+                raise self._illegal(
+                    rule, a, 'choose a player: {{"target": NAME}}', _("choose a player")
+                )
             if a.target not in self._seat:
-                raise self._illegal("ACTION", a, f"unknown player {a.target!r}")
+                raise self._illegal("ACTION", a, N_("unknown player {name}"), name=repr(a.target))
             target = self._seat[a.target]
             if target == by:
-                raise self._illegal(rule, a, "choose another player, not yourself")
+                raise self._illegal(rule, a, N_("choose another player, not yourself"))
         elif kind == OB_GIVE:
             if a.give is None:
-                raise self._illegal(rule, a, 'choose the card to give: {"give": CARD}')
+                raise self._illegal(
+                    rule,
+                    a,
+                    'choose the card to give: {{"give": CARD}}',
+                    _("choose the card to give"),
+                )
             card = parse_card(a.give)
             if card not in self.hands[by]:
-                raise self._illegal(rule, a, f"{a.give} is not in {a.by}'s hand")
+                raise self._illegal(
+                    rule, a, N_("{card} is not in {who}'s hand"), card=a.give, who=a.by
+                )
         elif kind == OB_TOP:
             if a.card is None:
-                raise self._illegal(rule, a, 'report the start card: {"top": CARD}')
+                raise self._illegal(
+                    rule, a, 'report the start card: {{"top": CARD}}', _("report the start card")
+                )
             self._check_known(a, a.card)
         elif kind == OB_TURNED:
             if a.turned is None:
-                raise self._illegal(rule, a, 'report the card turned: {"turned": CARD}')
+                raise self._illegal(
+                    rule,
+                    a,
+                    'report the card turned: {{"turned": CARD}}',
+                    _("report the card turned"),
+                )
             self._check_known(a, a.turned)
         elif kind == OB_VERDICT:
             if a.won is None:
-                raise self._illegal(rule, a, 'report the outcome: {"won": true|false}')
+                raise self._illegal(
+                    rule, a, 'report the outcome: {{"won": true|false}}', _("report the outcome")
+                )
         elif kind == OB_REVEAL:
             self._check_reveal(a, by)
         self._do_choose(by, color, target, card, a)
@@ -1519,25 +1675,36 @@ class Game:
     def _check_known(self, a: Action, code: str) -> int:
         c = parse_card(code)
         if c not in self._known:
-            raise self._illegal("ACTION", a, f"{code} is not a card of {self.variant}")
+            raise self._illegal(
+                "ACTION",
+                a,
+                N_("{card} is not a card of {variant}"),
+                card=code,
+                variant=self.variant,
+            )
         return c
 
     def _check_reveal(self, a: Action, by: int) -> None:
         if a.reveal is None:
             raise self._illegal(
-                "COM-8", a, 'report each opponent\'s cards or points: {"points": {NAME: N}}'
+                "COM-8",
+                a,
+                'report each opponent\'s cards or points: {{"points": {{NAME: N}}}}',
+                _("report each opponent's cards or points"),
             )
         named = set()
         for name, value in a.reveal:
             if name not in self._seat or self._seat[name] == by:
-                raise self._illegal("COM-8", a, f"{name!r} is not an opponent of {a.by}")
+                raise self._illegal(
+                    "COM-8", a, N_("{name} is not an opponent of {who}"), name=repr(name), who=a.by
+                )
             named.add(name)
             if isinstance(value, tuple):
                 for code in value:
                     self._check_known(a, code)
         missing = [p for i, p in enumerate(self.players) if i != by and p not in named]
         if missing:
-            raise self._illegal("COM-8", a, f"missing: {', '.join(missing)}")
+            raise self._illegal("COM-8", a, N_("missing: {names}"), names=", ".join(missing))
 
     def _apply_turn(self, a: Action, by: int) -> None:
         verb = a.verb
@@ -1550,67 +1717,95 @@ class Game:
             raise self._illegal(
                 rule,
                 a,
-                f"it is {self.players[self.turn]}'s turn, not {a.by}'s",
+                N_("it is {turn}'s turn, not {who}'s"),
+                out_of_turn=True,
+                turn=self.players[self.turn],
+                who=a.by,
             )
         if verb == "play":
             self._check_and_play(a, by)
         elif verb == "pass":
             if self.phase == TURN:
                 raise self._illegal(self.pass_rule, a, self.pass_why)
-            self._note("pass", a.by, f"{a.by} passes")
+            self._note("pass", a.by, _("{who} passes").format(who=a.by))
             self._end_turn()
         elif verb in ("draw", "press"):
             self._check_draw_or_press(a, by)
         elif verb in ("challenge", "accept"):
-            raise self._illegal(self.challenge_rule, a, "there is no Wild Draw card to answer")
+            raise self._illegal(self.challenge_rule, a, N_("there is no Wild Draw card to answer"))
         else:  # choose
-            raise self._illegal("ACTION", a, "there is no decision to make now")
+            raise self._illegal("ACTION", a, N_("there is no decision to make now"))
 
     pass_rule: ClassVar[str] = "MK-9"
-    pass_why: ClassVar[str] = "a player who does not play must draw first"
+    #: Why a pass is refused (marked with ``N_``: ``_illegal`` translates it).
+    pass_why: ClassVar[str] = N_("a player who does not play must draw first")
     challenge_rule: ClassVar[str] = "MK-20"
 
     def _check_draw_or_press(self, a: Action, by: int) -> None:
         if a.verb == "press":
-            raise self._illegal(self.turn_rule, a, f"{self.variant} has no launcher: draw")
+            raise self._illegal(
+                self.turn_rule, a, N_("{variant} has no launcher: draw"), variant=self.variant
+            )
         if self.phase != TURN:
-            raise self._illegal(self.pass_rule, a, "one draw a turn: play the drawn card or pass")
+            raise self._illegal(
+                self.pass_rule, a, N_("one draw a turn: play the drawn card or pass")
+            )
         self._do_draw(by)
 
     def _check_and_play(self, a: Action, by: int) -> None:
         assert a.card is not None
         card = parse_card(a.card)
         if card not in self._known:
-            raise self._illegal("ACTION", a, f"{a.card} is not a card of {self.variant}")
+            raise self._illegal(
+                "ACTION",
+                a,
+                N_("{card} is not a card of {variant}"),
+                card=a.card,
+                variant=self.variant,
+            )
         hand = self.hands[by]
         if self.hidden:
             if not hand:
-                raise self._illegal(self.turn_rule, a, f"{a.by} has no cards")
+                raise self._illegal(self.turn_rule, a, N_("{who} has no cards"), who=a.by)
         elif card not in hand:
             held = " ".join(card_code(c) for c in hand)
-            raise self._illegal(self.turn_rule, a, f"{a.by} does not hold {a.card} (holds {held})")
+            raise self._illegal(
+                self.turn_rule,
+                a,
+                N_("{who} does not hold {card} (holds {held})"),
+                who=a.by,
+                card=a.card,
+                held=held,
+            )
         if self.phase == AFTER_DRAW and not self.hidden and card != self._drawn:
             raise self._illegal(
                 self.pass_rule,
                 a,
-                f"after drawing only the drawn card ({card_code(self._drawn)}) may be played",
+                N_("after drawing only the drawn card ({card}) may be played"),
+                card=card_code(self._drawn),
             )
         if not MATCH[self._key][card]:
             top = card_code(self.discard[-1])
-            col = COLOR_NAMES[self.color] if self.color < 4 else "none"
             raise self._illegal(
                 "COM-2",
                 a,
-                f"{a.card} matches neither the colour ({col}), the number nor the symbol"
-                f" of the top card {top}",
+                N_(
+                    "{card} matches neither the colour ({colour}), the number nor the symbol"
+                    " of the top card {top}"
+                ),
+                card=a.card,
+                colour=colour_field(self.color),
+                top=top,
             )
         color = COLOR_NAMES.index(a.color) if a.color is not None else C.WILD
         if card < 128 and a.color is not None and color != card >> 5:
-            raise self._illegal("COM-1", a, f"{a.card} is not a wild card: its colour is its own")
+            raise self._illegal(
+                "COM-1", a, N_("{card} is not a wild card: its colour is its own"), card=a.card
+            )
         target = NO_SEAT
         if a.target is not None:
             if a.target not in self._seat:
-                raise self._illegal("ACTION", a, f"unknown player {a.target!r}")
+                raise self._illegal("ACTION", a, N_("unknown player {name}"), name=repr(a.target))
             target = self._seat[a.target]
         self._check_play_extras(a, by, card, target)
         col_bits = color if color < 4 else NO_COLOR
@@ -1619,34 +1814,42 @@ class Game:
     def _check_play_extras(self, a: Action, by: int, card: int, target: int) -> None:
         """Variant hook: check the extra keys of a play (target, give...)."""
         if a.target is not None:
-            raise self._illegal("ACTION", a, f"{a.card} takes no target")
+            raise self._illegal("ACTION", a, N_("{card} takes no target"), card=a.card)
         if a.give is not None:
-            raise self._illegal("ACTION", a, f"{a.card} gives no card")
+            raise self._illegal("ACTION", a, N_("{card} gives no card"), card=a.card)
 
     def _do_correct(self, a: Action) -> None:
         if not self.hidden:
             raise self._illegal(
                 "ACTION",
                 a,
-                "hand sizes can only be corrected with hidden hands (the engine"
-                " knows every card here)",
+                N_(
+                    "hand sizes can only be corrected with hidden hands (the engine"
+                    " knows every card here)"
+                ),
             )
         assert a.sizes is not None
         for name, size in a.sizes:
             if name not in self._seat:
-                raise self._illegal("ACTION", a, f"unknown player {name!r}")
+                raise self._illegal("ACTION", a, N_("unknown player {name}"), name=repr(name))
             seat = self._seat[name]
             w = self.round_winner
             if self.phase >= ROUND_OVER and (size > 0) == (seat == w):
                 raise self._illegal(
                     "COM-7",
                     a,
-                    f"the round is scored already ({self.players[w]} went out): 'undo' takes "
-                    "the score back first",
+                    N_(
+                        "the round is scored already ({who} went out): 'undo' takes "
+                        "the score back first"
+                    ),
+                    who=self.players[w],
                 )
             if size == 0 and w >= 0 and w != seat:
                 raise self._illegal(
-                    "COM-7", a, f"{self.players[w]} went out already: one player goes out a round"
+                    "COM-7",
+                    a,
+                    N_("{who} went out already: one player goes out a round"),
+                    who=self.players[w],
                 )
             hand = self.hands[seat]
             diff = size - len(hand)
@@ -1655,15 +1858,24 @@ class Game:
                     self._refill()  # COM-5 / ATK-22: the discard pile makes a new stock
                 if len(self.stock) < diff:
                     raise self._illegal(
-                        "ACTION", a, f"only {len(self.stock)} cards are left in the stock"
+                        "ACTION",
+                        a,
+                        N_("only {n} cards are left in the stock"),
+                        ngettext(
+                            "only {n} card is left in the stock",
+                            "only {n} cards are left in the stock",
+                            len(self.stock),
+                        ),
+                        n=len(self.stock),
                     )
                 del self.stock[len(self.stock) - diff :]
                 hand.extend([UNKNOWN] * diff)
             elif diff < 0:
-                for _ in range(-diff):
+                for _i in range(-diff):
                     hand.remove(UNKNOWN if UNKNOWN in hand else hand[-1])
                 self.stock.extend([UNKNOWN] * -diff)
-            self._note("correct", name, f"{name} now holds {size} card{'s' * (size != 1)}")
+            text = ngettext("{who} now holds {n} card", "{who} now holds {n} cards", size)
+            self._note("correct", name, text.format(who=name, n=size))
             if seat == w and size > 0:
                 self._not_out(seat)
             elif size == 0 and w < 0 and self.phase < ROUND_OVER:
@@ -1678,7 +1890,7 @@ class Game:
             self.pending.insert(0, (OB_COLOR, seat, 0, 0, "COM-1"))
         if self._log is not None:
             who = self.players[seat]
-            self._note("out", who, f"{who} is not out: the round goes on (COM-7)")
+            self._note("out", who, _("{who} is not out: the round goes on (COM-7)").format(who=who))
 
 
 def _variant_class(variant: str) -> type[Game]:

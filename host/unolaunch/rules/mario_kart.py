@@ -10,6 +10,7 @@ from typing import Any
 
 from unolaunch import cards as C
 from unolaunch.cards import UNKNOWN, card_code, parse_card
+from unolaunch.i18n import N_, _
 from unolaunch.rules.actions import Action
 from unolaunch.rules.game import (
     NO_COLOR,
@@ -53,7 +54,7 @@ class MarioKartGame(Game):
             # MK-4: never start on a Wild Draw Four: back into the stock, turn again.
             self.stock.append(card)
             self._shuffle(self.stock)
-            self._note("start", None, "a Wild Draw Four is turned: shuffled back (MK-4)")
+            self._note("start", None, _("a Wild Draw Four is turned: shuffled back (MK-4)"))
         self._begin_round(card)
 
     def _start_effect(self, card: int) -> None:
@@ -67,8 +68,10 @@ class MarioKartGame(Game):
             self._note(
                 "start",
                 self.players[self.dealer],
-                "a Wild Draw Four never starts the pile: shuffle it back into the stock and "
-                "turn another (MK-4)",
+                _(
+                    "a Wild Draw Four never starts the pile: shuffle it back into the stock and "
+                    "turn another (MK-4)"
+                ),
             )
         elif k == C.K_ITEM_BOX:
             self.pending.append((OB_COLOR, self.dealer, 0, 0, "MK-5"))
@@ -110,9 +113,11 @@ class MarioKartGame(Game):
         if self._log is not None:
             who = self.players[seat]
             if challenge:
-                self._note(
-                    "challenge", who, f"{who} challenges: " + ("right" if guilty else "wrong")
-                )
+                if guilty:
+                    text = _("{who} challenges: right").format(who=who)
+                else:
+                    text = _("{who} challenges: wrong").format(who=who)
+                self._note("challenge", who, text)
 
     def _fx_item_box(self, seat: int, card: int, color: int, target: int, extra: Any) -> None:
         # MK-13: turn the top card of the stock; its item fires.
@@ -127,7 +132,9 @@ class MarioKartGame(Game):
             return
         if not self.stock and not self._refill():
             # Decision: nothing to turn: the Item Box is a plain Wild.
-            self._note("item", self.players[seat], "nothing to turn: the Item Box acts as a Wild")
+            self._note(
+                "item", self.players[seat], _("nothing to turn: the Item Box acts as a Wild")
+            )
             self._name_color(seat, color)
             self._end_turn()
             return
@@ -143,7 +150,9 @@ class MarioKartGame(Game):
             self._set_top(t, C.WILD)
             if log:
                 self._note(
-                    "item", self.players[seat], f"the Item Box turns {card_code(t)}: Bob-omb"
+                    "item",
+                    self.players[seat],
+                    _("the Item Box turns {card}: Bob-omb").format(card=card_code(t)),
                 )
             if hand:
                 self._draw(seat, 2)
@@ -152,8 +161,13 @@ class MarioKartGame(Game):
             return
         self._set_top(t, tc)  # MK-13: its colour is the colour to match; MK-19 no action
         if log:
-            item = ("Mushroom", "Banana", "Green Shell", "Lightning")[tc]
-            self._note("item", self.players[seat], f"the Item Box turns {card_code(t)}: {item}")
+            text = (
+                _("the Item Box turns {card}: Mushroom"),
+                _("the Item Box turns {card}: Banana"),
+                _("the Item Box turns {card}: Green Shell"),
+                _("the Item Box turns {card}: Lightning"),
+            )[tc]
+            self._note("item", self.players[seat], text.format(card=card_code(t)))
         if tc == 0:  # MK-14 Mushroom: another turn at once
             self._turn_again()
             return
@@ -178,10 +192,10 @@ class MarioKartGame(Game):
     def _check_play_extras(self, a: Action, by: int, card: int, target: int) -> None:
         if card & 31 == C.K_ITEM_BOX:
             if target == by:
-                raise self._illegal("MK-16", a, "the Green Shell's target is an opponent")
+                raise self._illegal("MK-16", a, N_("the Green Shell's target is an opponent"))
             return
         if a.turned is not None:
-            raise self._illegal("ACTION", a, "only a Wild Item Box turns a card")
+            raise self._illegal("ACTION", a, N_("only a Wild Item Box turns a card"))
         super()._check_play_extras(a, by, card, target)
 
     def _wild_moves(self, out: list[int], c: int, by: int, seat: int, uno_size: int) -> None:

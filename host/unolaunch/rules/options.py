@@ -38,6 +38,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from unolaunch.i18n import _
+
 __all__ = ["CUSTOMIZABLE_EFFECTS", "OPTION_DEFAULTS", "resolve_options"]
 
 CUSTOMIZABLE_EFFECTS = ("wild", "hit-4", "attack-attack", "hit-fire", "all-hit", "trade-hands")
@@ -71,20 +73,33 @@ def resolve_options(variant: str, options: Mapping[str, Any] | None) -> dict[str
     for key, value in (options or {}).items():
         if key not in defaults:
             known = ", ".join(sorted(defaults))
-            raise ValueError(f"unknown option {key!r} for {variant} (known: {known})")
+            raise ValueError(
+                _("unknown option {key} for {variant} (known: {known})").format(
+                    key=repr(key), variant=variant, known=known
+                )
+            )
         default = defaults[key]
         if isinstance(default, bool):
             if not isinstance(value, bool):
-                raise ValueError(f"option {key!r} must be true or false, not {value!r}")
+                raise ValueError(
+                    _("option {key} must be true or false, not {value}").format(
+                        key=repr(key), value=repr(value)
+                    )
+                )
         elif isinstance(default, int):
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise ValueError(f"option {key!r} must be a whole number >= 0, not {value!r}")
+                raise ValueError(
+                    _("option {key} must be a whole number >= 0, not {value}").format(
+                        key=repr(key), value=repr(value)
+                    )
+                )
             if key == "target" and value < 1:
-                raise ValueError("option 'target' must be at least 1")
+                raise ValueError(_("option 'target' must be at least 1"))
         elif key == "customizable" and value not in CUSTOMIZABLE_EFFECTS:
             raise ValueError(
-                f"option 'customizable' must be one of {', '.join(CUSTOMIZABLE_EFFECTS)},"
-                f" not {value!r}"
+                _("option 'customizable' must be one of {choices}, not {value}").format(
+                    choices=", ".join(CUSTOMIZABLE_EFFECTS), value=repr(value)
+                )
             )
         out[key] = value
     return out

@@ -9,6 +9,7 @@ from typing import Any
 
 from unolaunch import cards as C
 from unolaunch.cards import UNKNOWN, card_code, parse_card
+from unolaunch.i18n import N_, _
 from unolaunch.rules.actions import Action
 from unolaunch.rules.errors import IllegalMoveError
 from unolaunch.rules.game import (
@@ -93,7 +94,11 @@ class PocketPizzaGame(Game):
             self.turn = (self.turn + self.direction) % self.n
         if self._log is not None and challenge:
             who = self.players[seat]
-            self._note("challenge", who, f"{who} challenges: " + ("right" if guilty else "wrong"))
+            if guilty:
+                text = _("{who} challenges: right").format(who=who)
+            else:
+                text = _("{who} challenges: wrong").format(who=who)
+            self._note("challenge", who, text)
 
     def _fx_dip(self, seat: int, card: int, color: int, target: int, extra: Any) -> None:
         # PP-11: name the colour, draw one, give one card to the next player (who keeps
@@ -114,6 +119,8 @@ class PocketPizzaGame(Game):
                     raise IllegalMoveError(
                         "PP-11",
                         f"{extra}: {give} is not in the hand after drawing {self.describe()}",
+                        why=_("{card} is not in the hand after drawing").format(card=give),
+                        action=extra,
                     )
                 self._give(seat, nxt, c)
         self._end_turn()
@@ -127,11 +134,15 @@ class PocketPizzaGame(Game):
             self._note(
                 "give",
                 self.players[seat],
-                f"{self.players[seat]} gives {card_code(card)} to {self.players[to]}",
+                # TRANSLATORS: {card} is "?" for a card nobody saw (hidden hands): the table
+                # drops a trailing "?", so keep {card} last, or after "gives".
+                _("{who} gives {card} to {other}").format(
+                    who=self.players[seat], card=card_code(card), other=self.players[to]
+                ),
             )
 
     def _check_play_extras(self, a: Action, by: int, card: int, target: int) -> None:
         if a.give is not None and card & 31 != C.K_DIP:
-            raise self._illegal("ACTION", a, f"{a.card} gives no card")
+            raise self._illegal("ACTION", a, N_("{card} gives no card"), card=a.card)
         if a.target is not None:
-            raise self._illegal("ACTION", a, f"{a.card} takes no target")
+            raise self._illegal("ACTION", a, N_("{card} takes no target"), card=a.card)

@@ -25,13 +25,13 @@ from rich.cells import cell_len
 from rich.console import Console
 from rich.text import Text
 
-from unolaunch.cards import card_code
+from unolaunch.cards import COLOR_NAMES, card_code, color_word
 from unolaunch.errors import UnolaunchError
+from unolaunch.i18n import _, ngettext, pgettext
 from unolaunch.rules import Effect, IllegalMoveError
 from unolaunch.rules import engine as E
 from unolaunch.table.names import shown
 from unolaunch.table.parse import (
-    VARIANT_NAMES,
     Command,
     Context,
     Move,
@@ -44,7 +44,17 @@ from unolaunch.table.parse import (
     table_command,
     tokens_of,
 )
-from unolaunch.table.screen import VARIANT_TITLES, View, card_name, card_names, render
+from unolaunch.table.screen import (
+    VARIANT_TITLES,
+    View,
+    card_name,
+    card_names,
+    colour_name,
+    either,
+    kind_name,
+    render,
+    variant_title,
+)
 from unolaunch.table.session import Session, TableError, actions_in_effect
 
 PROMPT_SUFFIX = "> "
@@ -915,53 +925,67 @@ def _left_text(value: list[str] | int) -> str:
 
 
 def action_text(data: dict[str, Any] | None, variant: str = "") -> str:
-    """A journaled action in words, for what ``undo`` took back: ``Ann plays red 7``,
-    ``Bob's press (3 cards)``, ``Cy draws``, ``fix Bob 5``; ``None`` is a deal."""
+    """A journaled action in words, in the current language, for what ``undo`` took back
+    (and what a refusal was about): ``Ann plays red 7``, ``Bob's press (3 cards)``,
+    ``Cy draws``, ``fix Bob 5``; ``None`` is a deal."""
     if data is None:
-        return "the deal of a round"
+        return _("the deal of a round")
     by = str(data.get("by", "?"))
     if isinstance(data.get("play"), str):
-        text = f"{by} plays {card_name(str(data['play']))}"
+        card = card_name(str(data["play"]))
         if data.get("color"):
-            text += f" ({data['color']})"
-        return text + (" and says UNO" if data.get("uno") else "")
+            colour = colour_name(str(data["color"]))
+            if data.get("uno"):
+                text = _("{who} plays {card} ({colour}) and says UNO")
+            else:
+                text = _("{who} plays {card} ({colour})")
+            return text.format(who=by, card=card, colour=colour)
+        if data.get("uno"):
+            return _("{who} plays {card} and says UNO").format(who=by, card=card)
+        return _("{who} plays {card}").format(who=by, card=card)
     if "press" in data:
         k = data.get("cards")
-        return f"{by}'s press" + (f" ({k} card{'s' * (k != 1)})" if isinstance(k, int) else "")
+        if isinstance(k, int):
+            text = ngettext("{who}'s press ({n} card)", "{who}'s press ({n} cards)", k)
+            return text.format(who=by, n=k)
+        return _("{who}'s press").format(who=by)
     if "draw" in data:
-        return f"{by} draws"
+        return _("{who} draws").format(who=by)
     if "pass" in data:
-        return f"{by} passes"
+        return _("{who} passes").format(who=by)
     if "challenge" in data:
-        return f"{by} challenges"
+        return _("{who} challenges").format(who=by)
     if "accept" in data:
-        return f"{by} accepts"
+        return _("{who} accepts").format(who=by)
     if "catch" in data:
-        return f"{by} catches {data['catch']}"
+        return _("{who} catches {other}").format(who=by, other=data["catch"])
     correct = data.get("correct")
     if isinstance(correct, dict):
         if data.get("reason") == "stray":
-            return ", ".join(
-                f"the cards credited to {p} after a press (now {n})" for p, n in correct.items()
-            )
-        return ", ".join(f"fix {p} {n}" for p, n in correct.items())
+            text = _("the cards credited to {who} after a press (now {n})")
+        else:
+            # TRANSLATORS: "fix" is the command word players type to correct a hand size.
+            text = _("fix {who} {n}")
+        return ", ".join(text.format(who=p, n=n) for p, n in correct.items())
     choose = data.get("choose")
     if isinstance(choose, dict):
         if "top" in choose:
-            return f"the start card {card_name(str(choose['top']))}"
+            return _("the start card {card}").format(card=card_name(str(choose["top"])))
         if "hands" in choose or "points" in choose:
-            return "the round's count (the cards left in the hands)"
+            return _("the round's count (the cards left in the hands)")
         if "color" in choose:
-            return f"{by} names {choose['color']}"
+            colour = colour_name(str(choose["color"]))
+            return _("{who} names {colour}").format(who=by, colour=colour)
         if "target" in choose:
-            return f"{by} chooses {choose['target']}"
+            return _("{who} chooses {other}").format(who=by, other=choose["target"])
         if "turned" in choose:
-            return f"the Item Box's card {card_name(str(choose['turned']))}"
+            card = card_name(str(choose["turned"]))
+            return _("the Item Box's card {card}").format(card=card)
         if "give" in choose:
-            return f"{by} gives {card_name(str(choose['give']))}"
+            return _("{who} gives {card}").format(who=by, card=card_name(str(choose["give"])))
         if "won" in choose:
-            return "the challenge's outcome"
-    return f"{by}'s action"
+            return _("the challenge's outcome")
+    return _("{who}'s action").format(who=by)
 
 
 def overcounted(session: Session, left: dict[str, list[str] | int]) -> str | None:
@@ -999,20 +1023,25 @@ def instead_text(s: Session) -> str:
     aw = snap.get("awaiting") or {}
     who, verbs = aw.get("by", "?"), aw.get("verbs", ())
     ways = []
-    if snap.get("color"):
-        ways.append(f"a {snap['color']} card")
+    if snap.get("color") in COLOR_NAMES:
+        colour = color_word(COLOR_NAMES.index(snap["color"]), "card")
+        ways.append(_("a {colour} card").format(colour=colour))
     top = snap.get("top")
     if top and not str(top).startswith("W"):
         kind = str(top)[1:]
-        ways.append(f"a {kind}" if kind.isdigit() else f"a {card_name(str(top)).split(' ', 1)[1]}")
-    ways.append("a wild")
+        if kind.isdigit():
+            ways.append(_("a {number}").format(number=kind))
+        else:
+            ways.append(_("a {symbol}").format(symbol=kind_name(kind)))
+    ways.append(_("a wild"))
+    # TRANSLATORS: the words in quotes are what players type.
     if "press" in verbs:
-        ways.append("'press'")
+        ways.append(_("'press'"))
     elif "draw" in verbs:
-        ways.append("'draw'")
+        ways.append(_("'draw'"))
     if "pass" in verbs:
-        ways.append("'pass'")
-    return f"{who} may play {', '.join(ways[:-1])} or {ways[-1]}"
+        ways.append(_("'pass'"))
+    return _("{who} may play {ways}").format(who=who, ways=either(ways))
 
 
 #: A variant's id in an engine message (the table says the game's name instead).
@@ -1024,24 +1053,63 @@ def error_text(exc: Exception, session: Session | None = None) -> str:
     reason, cards named in words; with the ``session``, an illegal card or a play out of
     turn ends with what may be typed instead (COM-2). The web pages show the same."""
     msg = _short_illegal(exc) if isinstance(exc, IllegalMoveError) else str(exc)
-    text = _VARIANT_ID.sub(lambda m: VARIANT_NAMES[m.group(0)], card_names(msg))
+    text = _VARIANT_ID.sub(lambda m: variant_title(m.group(0)), card_names(msg))
     if (
         session is not None
         and isinstance(exc, IllegalMoveError)
-        and (exc.rule == "COM-2" or "'s turn, not " in str(exc))
+        and (exc.rule == "COM-2" or exc.out_of_turn)
     ):
         text += f"; {instead_text(session)}"
     return text
 
 
 def _short_illegal(exc: IllegalMoveError) -> str:
-    """The engine's message without the position dump (the screen shows the position)."""
-    text = str(exc)
-    if " [" in text:
-        text = text[: text.rindex(" [")]
-    # "ATK-5: Ann: play r5: r5 matches ..." -> keep the rule and the reason; the action's
-    # fields in words: "press cards=0" -> "press (0 cards)", "color=red" -> "colour red".
-    text = re.sub(r"\bcards=(\d+)", lambda m: f"({m.group(1)} cards)", text)
-    text = re.sub(r"\bcolor=", "colour ", text)
-    text = re.sub(r"\b(\w+)=", r"\1 ", text)
-    return f"{text} — the game is unchanged"
+    """The engine's refusal for the table, from its structured fields (never its English
+    message): the rule, the refused action in words (``Cy: play red 3``, ``Bob: press
+    (0 cards)``) and the reason in the players' language; the screen shows the position."""
+    a = exc.action
+    if a is None:
+        text = _("{rule}: {why}").format(rule=exc.rule, why=exc.why)
+        return _("{refusal} — the game is unchanged").format(refusal=text)
+    # TRANSLATORS: a refused action's verb, after the player's name: "Cy: play red 3".
+    verbs = {
+        "play": pgettext("action", "play"),
+        "draw": pgettext("action", "draw"),
+        "press": pgettext("action", "press"),
+        "pass": pgettext("action", "pass"),
+        "challenge": pgettext("action", "challenge"),
+        "accept": pgettext("action", "accept"),
+        "choose": pgettext("action", "choose"),
+        "catch": pgettext("action", "catch"),
+        "correct": pgettext("action", "fix"),
+    }
+    words = [verbs.get(a.verb, a.verb)]
+    if a.card is not None:
+        words.append(card_name(a.card))
+    if a.verb == "choose" and a.color is not None:
+        words.append(colour_name(a.color))
+    elif a.color is not None:
+        words.append(_("colour {colour}").format(colour=colour_name(a.color)))
+    if a.target is not None:
+        words.append(
+            a.target if a.verb in ("catch", "choose") else _("target {who}").format(who=a.target)
+        )
+    if a.give is not None:
+        words.append(_("give {card}").format(card=card_name(a.give)))
+    if a.turned is not None:
+        words.append(_("turned {card}").format(card=card_name(a.turned)))
+    if a.uno:
+        words.append(_("UNO"))
+    if a.discarded is not None:
+        shown_cards = " ".join(card_name(c) for c in a.discarded)
+        words.append(_("discarded {cards}").format(cards=shown_cards))
+    if a.cards is not None:
+        words.append(ngettext("({n} card)", "({n} cards)", a.cards).format(n=a.cards))
+    if a.won is not None:
+        words.append(_("right") if a.won else _("wrong"))
+    words += [f"{name} {size}" for name, size in a.sizes or ()]
+    # TRANSLATORS: a refusal: "COM-2: Cy: play red 3: red 3 matches neither ...".
+    text = _("{rule}: {who}: {action}: {why}").format(
+        rule=exc.rule, who=a.by, action=" ".join(words), why=exc.why
+    )
+    return _("{refusal} — the game is unchanged").format(refusal=text)
