@@ -101,13 +101,15 @@ class Session:
         seed: int | None = None,
         dealer: str | None = None,
         port: str | None = None,
+        lang: str | None = None,
     ) -> Session:
-        """Start and store a new game (first dealer: ``dealer``, else chosen by the engine)."""
+        """Start and store a new game (first dealer: ``dealer``, else chosen by the engine;
+        ``lang``: the table's language, kept for ``--resume``)."""
         seed = random.SystemRandom().randrange(2**31) if seed is None else seed
         opts = dict(options or {})
         game = _new_game(variant, players, opts, seed, dealer)
         gid = journal.new_game(
-            variant, list(players), opts, seed, port, dealer=game.players[game.dealer]
+            variant, list(players), opts, seed, port, dealer=game.players[game.dealer], lang=lang
         )
         return cls(journal, journal.game(gid), game)
 
