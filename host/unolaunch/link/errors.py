@@ -82,7 +82,8 @@ class NoReplyError(LinkError):
         if seen:
             detail = _("{what} (it printed: {seen})").format(what=detail, seen=seen)
         # a MicroPython prompt: the board runs, but not the launcher firmware
-        hint = _(NO_FIRMWARE_HINT if ">>>" in seen else NO_REPLY_HINT)
+        hint = NO_FIRMWARE_HINT if ">>>" in seen else NO_REPLY_HINT
+        hint = _(hint)
         super().__init__(_("{what}: {hint}").format(what=detail, hint=hint), port)
         self.detail = detail
         self.timeout = timeout

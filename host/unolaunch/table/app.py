@@ -936,11 +936,16 @@ _DOING = {
 
 def _launcher_status(launcher: TableLauncher, inside: bool) -> str:
     """The launcher's line for the screen; without the count of cards inside when
-    ``inside`` is false (a launcher whose ``status`` cannot leave it out gives it anyway)."""
+    ``inside`` is false. A launcher whose ``status`` takes no ``inside`` has its English
+    count taken out of the line."""
     try:
         return str(launcher.status(inside=inside))  # type: ignore[call-arg]
     except TypeError:
-        return launcher.status()
+        line = launcher.status()
+        return line if inside else _CARDS_INSIDE.sub("", line)
+
+
+_CARDS_INSIDE = re.compile(r" · \d+ cards? inside")
 
 
 # The engine's words for a move refused while presses are owed (English: the engine's own).
