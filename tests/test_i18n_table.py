@@ -22,7 +22,7 @@ from pseudo import escaped, outside
 from pty_spawn import Spawn
 from rich.console import Console
 from table_typist import script_game
-from unolaunch.i18n import LOCALE_DIR, PSEUDO_CLOSE, PSEUDO_OPEN, _, use
+from unolaunch.i18n import LOCALE_DIR, PSEUDO_CLOSE, PSEUDO_OPEN, _, ngettext, use
 from unolaunch.table.app import Table
 from unolaunch.table.journal import DB_NAME, SCHEMA_VERSION, Journal
 from unolaunch.table.launcher import FOUL_NOTICE, LinkedLauncher
@@ -407,3 +407,28 @@ def test_pseudo_helpers_find_words_outside_the_brackets() -> None:
     """The helpers the pseudo-locale test leans on."""
     assert outside("⟦a ⟦b⟧ c⟧ d") == " d"
     assert escaped(["⟦x⟧ Ann", "⟦x⟧ Zed"], {"Ann"}) == ["⟦x⟧ Zed"]
+
+
+@pytest.mark.parametrize("lang", ["en", "is", "qps"])
+def test_press_outcome_reads_the_launcher_notices_in_every_language(lang: str) -> None:
+    """A front end waiting for what became of a press (the web pages' press button) reads
+    the table's notices whatever language they were said in."""
+    from unolaunch.table.launcher import press_outcome
+
+    with use(lang):
+        fired = [
+            ngettext("{who} presses: {n} card out", "{who} presses: {n} cards out", n).format(
+                who="Ann", n=n
+            )
+            for n in (1, 3)
+        ]
+        foul, busy = _(FOUL_NOTICE), _("press while firing: ignored")
+        fault = _("press refused: the launcher is in a fault")
+    assert [press_outcome(line, "Ann") for line in fired] == ["fired", "fired"]
+    if lang == "is":
+        assert fired == ["Ann ýtir: 1 spil út", "Ann ýtir: 3 spil út"]
+    assert press_outcome(fired[0], "Bob") is None  # another player's press
+    assert press_outcome(foul, "Ann") == "foul"
+    assert press_outcome(busy, "Ann") == "ignored"
+    assert press_outcome(fault, "Ann") == "fault"
+    assert press_outcome("launcher restarted", "Ann") is None

@@ -77,6 +77,32 @@ _FAULT_NAMES = {
 }
 
 
+def press_outcome(notice: str, player: str) -> str | None:
+    """What a launcher notice says became of ``player``'s press, in whatever language the
+    table said it: ``fired``, ``foul`` (ATK-26), ``ignored`` (pressed while firing),
+    ``fault`` (refused: the launcher is stopped), or None (another notice). For a front end
+    that pressed the button for a player and waits for the outcome (the web pages)."""
+    from unolaunch.i18n import LANGUAGES, PSEUDO, use
+
+    for lang in (*LANGUAGES, PSEUDO):
+        with use(lang):
+            fired = {
+                ngettext("{who} presses: {n} card out", "{who} presses: {n} cards out", n)
+                .format(who=player, n="\0")
+                .split("\0")[0]
+                for n in (1, 2, 5, 11, 21)
+            }
+            if any(notice.startswith(head) for head in fired):
+                return "fired"
+            if notice == _(FOUL_NOTICE):
+                return "foul"
+            if notice == _("press while firing: ignored"):
+                return "ignored"
+            if notice == _("press refused: the launcher is in a fault"):
+                return "fault"
+    return None
+
+
 def fault_name(code: str) -> str:
     """A launcher fault code (``jam``, ``empty``...) in the table's language."""
     return _(_FAULT_NAMES[code]) if code in _FAULT_NAMES else code
