@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.text import Text
 
 from unolaunch.commands import add_lang_argument, apply_language, seed
 from unolaunch.web.address import WEB_LOG_HELP
@@ -81,14 +82,17 @@ def run(args: argparse.Namespace) -> int:
     """Run the demo game and print its log."""
     apply_language(args)
     from unolaunch.errors import UnolaunchError, UsageError
+    from unolaunch.i18n import _, ngettext
     from unolaunch.table.demo import NAMES, DemoError, run_demo
 
     if args.target is not None and args.target < 1:
-        raise UsageError("--target must be at least 1 point")
+        raise UsageError(_("--target must be at least 1 point"))
     if not 2 <= args.players <= 10:
-        raise UsageError(f"--players must be 2 to 10 (UNO Attack), not {args.players}")
+        raise UsageError(
+            _("--players must be 2 to 10 (UNO Attack), not {n}").format(n=args.players)
+        )
     if args.magazine is not None and args.magazine < 1:
-        raise UsageError(f"--magazine must be at least 1 card, not {args.magazine}")
+        raise UsageError(_("--magazine must be at least 1 card, not {n}").format(n=args.magazine))
     bind = None
     if args.web is not None:
         from unolaunch.web.address import web_address
@@ -131,28 +135,45 @@ def run(args: argparse.Namespace) -> int:
             )
         except DemoError as exc:
             raise UnolaunchError(
-                f"{exc}. Nothing is lost but this demo game: run it again with '{again}', "
-                "and if it stops at the same place, please report that command"
+                _(
+                    "{error}. Nothing is lost but this demo game: run it again with '{command}', "
+                    "and if it stops at the same place, please report that command"
+                ).format(error=exc, command=again)
             ) from None
         console.print()
-        console.print(
-            f"[bold magenta]{result.winner} wins the game[/] after {result.rounds} round"
-            f"{'s' if result.rounds != 1 else ''}: {result.presses} presses of the launcher, "
-            f"{result.cards_launched} cards launched, {result.seconds:.1f} s.",
-            soft_wrap=True,
+        done = ngettext(
+            "{who} wins the game after {rounds} round: {presses} presses of the launcher, "
+            "{cards} cards launched, {seconds} s.",
+            "{who} wins the game after {rounds} rounds: {presses} presses of the launcher, "
+            "{cards} cards launched, {seconds} s.",
+            result.rounds,
+        ).format(
+            who=result.winner,
+            rounds=result.rounds,
+            presses=result.presses,
+            cards=result.cards_launched,
+            seconds=f"{result.seconds:.1f}",
         )
+        console.print(Text(done, style="bold magenta"), soft_wrap=True)
         if result.missed:
             console.print(
-                f"({result.missed} button press(es) were not seen by the simulated board and "
-                "were pressed again)",
+                _(
+                    "({n} button press(es) were not seen by the simulated board and were "
+                    "pressed again)"
+                ).format(n=result.missed),
                 soft_wrap=True,
+                markup=False,
             )
-        console.print("Final scores:")
+        console.print(_("Final scores:"), markup=False)
         for name, pts in sorted(result.scores.items(), key=lambda kv: -kv[1]):
             console.print(f"  {name:<6} {pts:>4}")
-        console.print(f"(replay this game with: {again})", soft_wrap=True, markup=False)
+        console.print(
+            _("(replay this game with: {command})").format(command=again),
+            soft_wrap=True,
+            markup=False,
+        )
         if front is not None and sys.stdin.isatty():
-            console.print("The table view stays up until you press Enter.")
+            console.print(_("The table view stays up until you press Enter."), markup=False)
             with contextlib.suppress(EOFError, KeyboardInterrupt):
                 input()
     return 0

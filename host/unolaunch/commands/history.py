@@ -16,9 +16,11 @@ from rich.text import Text
 from unolaunch.cards import parse_card
 from unolaunch.commands import add_lang_argument, apply_language, count
 from unolaunch.errors import UnolaunchError
-from unolaunch.rules import Game, IllegalMoveError
+from unolaunch.i18n import N_, _, ngettext
+from unolaunch.rules import Effect, Game, IllegalMoveError
 from unolaunch.table.app import effect_text
 from unolaunch.table.journal import DATA_DIR_ENV, DB_NAME, Entry, GameRecord, Journal, data_dir
+from unolaunch.table.launcher import FOUL_NOTICE
 from unolaunch.table.names import shown
 from unolaunch.table.screen import VARIANT_TITLES, card_name, card_names
 from unolaunch.table.session import _new_game, engine_action
@@ -84,6 +86,14 @@ def local_time(stamp: str, seconds: bool = False) -> str:
     return when.astimezone().strftime("%Y-%m-%d %H:%M" + (":%S" if seconds else ""))
 
 
+#: A game's status (stored in English) as the listing shows it.
+_STATUS = {"playing": N_("playing"), "finished": N_("finished"), "abandoned": N_("abandoned")}
+
+
+def _status(status: str) -> str:
+    return _(_STATUS[status]) if status in _STATUS else status
+
+
 def _scores_line(g: GameRecord) -> str:
     return ", ".join(f"{shown(p)} {g.scores.get(p, 0)}" for p in g.players)
 
@@ -102,19 +112,37 @@ def run(args: argparse.Namespace) -> int:
         return abandon(args.data_dir, args.abandon)
     if args.recover:
         saved, lost, bad = Journal.recover(args.data_dir)
-        cut = f"; {lost} could not be read whole (kept up to the damage)" if lost else ""
-        print(
-            f"recovered {saved} game{'s' * (saved != 1)} into a fresh {path}{cut}; the damaged "
-            f"file is kept as {bad}"
-        )
+        if lost:
+            text = ngettext(
+                "recovered {n} game into a fresh {path}; {lost} could not be read whole (kept "
+                "up to the damage); the damaged file is kept as {bad}",
+                "recovered {n} games into a fresh {path}; {lost} could not be read whole (kept "
+                "up to the damage); the damaged file is kept as {bad}",
+                saved,
+            )
+        else:
+            text = ngettext(
+                "recovered {n} game into a fresh {path}; the damaged file is kept as {bad}",
+                "recovered {n} games into a fresh {path}; the damaged file is kept as {bad}",
+                saved,
+            )
+        print(text.format(n=saved, path=path, lost=lost, bad=bad))
         return 0
     if not path.exists():
         if args.game is not None:
-            raise UnolaunchError(f"no game {args.game}: no games yet (looked in {path})")
+            raise UnolaunchError(
+                _("no game {game}: no games yet (looked in {path})").format(
+                    game=args.game, path=path
+                )
+            )
         if args.json:
             print("[]")
         else:
-            print(f"No games yet (looked in {path}). Start one with 'unolaunch play'.")
+            print(
+                _("No games yet (looked in {path}). Start one with 'unolaunch play'.").format(
+                    path=path
+                )
+            )
         return 0
     with Journal.open(args.data_dir, read_only=True) as journal:
         if args.game is not None:
@@ -128,16 +156,30 @@ def run(args: argparse.Namespace) -> int:
                 print(json.dumps(out, indent=2))
                 return 0
             console = Console()
-            head = Text(f"game {g.id}", style="bold")
-            head.append_text(
+            fields = {
+                "game": g.id,
+                "title": VARIANT_TITLES.get(g.variant, g.variant),
+                "players": ", ".join(g.players),
+                "started": local_time(g.created),
+                "status": _status(g.status),
+                "winner": g.winner,
+            }
+            if g.winner:
+                line = _(
+                    "game {game}: {title}, {players} — started {started}, {status}, won by {winner}"
+                )
+            else:
+                line = _("game {game}: {title}, {players} — started {started}, {status}")
+            head = _line(line.format(**fields))
+            head.stylize("bold", 0, len(shown(_("game {game}").format(game=g.id))))
+            console.print(head)
+            console.print(
                 _line(
-                    f": {VARIANT_TITLES.get(g.variant, g.variant)}, "
-                    f"{', '.join(g.players)} — started {local_time(g.created)}, {g.status}"
-                    + (f", won by {g.winner}" if g.winner else "")
+                    _("scores: {scores} (round {round})").format(
+                        scores=_scores_line(g), round=g.round
+                    )
                 )
             )
-            console.print(head)
-            console.print(Text(f"scores: {_scores_line(g)} (round {g.round})"))
             for e, what in zip(entries, log_texts(g, entries), strict=True):
                 # One line an entry, never wrapped (a log is read with grep and less too).
                 console.print(
@@ -152,11 +194,17 @@ def run(args: argparse.Namespace) -> int:
             print(json.dumps([_record_json(g) for g in games], indent=2))
             return 0
         if not games:
-            print(f"No games yet (looked in {journal.path}). Start one with 'unolaunch play'.")
+            print(
+                _("No games yet (looked in {path}). Start one with 'unolaunch play'.").format(
+                    path=journal.path
+                )
+            )
             return 0
-        table = Table(title=_line(f"games in {journal.path}"), title_justify="left")
-        for col in ("game", "started", "variant", "round", "status", "winner", "scores"):
-            table.add_column(col)
+        table = Table(
+            title=_line(_("games in {path}").format(path=journal.path)), title_justify="left"
+        )
+        for col in _COLUMNS:
+            table.add_column(_(col))
         for g in games:
             table.add_row(
                 *(
@@ -166,7 +214,7 @@ def run(args: argparse.Namespace) -> int:
                         local_time(g.created),
                         VARIANT_TITLES.get(g.variant, g.variant),
                         str(g.round),
-                        g.status,
+                        _status(g.status),
                         g.winner or "—",
                         _scores_line(g),
                     )
@@ -176,8 +224,11 @@ def run(args: argparse.Namespace) -> int:
         if len(every) > len(games):
             more = len(every) - len(games)
             print(
-                f"{more} older game{'s' * (more != 1)} not shown: 'unolaunch history --limit "
-                f"{len(every)}' lists all {len(every)}"
+                ngettext(
+                    "{n} older game not shown: 'unolaunch history --limit {all}' lists all {all}",
+                    "{n} older games not shown: 'unolaunch history --limit {all}' lists all {all}",
+                    more,
+                ).format(n=more, all=len(every))
             )
     return 0
 
@@ -188,12 +239,18 @@ def abandon(directory: str | None, game_id: int) -> int:
     with Journal.open(directory) as journal:
         g = journal.game(game_id)
         if g.status != "playing":
-            raise UnolaunchError(f"game {game_id} is {g.status} already; nothing to abandon")
+            raise UnolaunchError(
+                _("game {game} is {status} already; nothing to abandon").format(
+                    game=game_id, status=_status(g.status)
+                )
+            )
         with journal.claim(game_id):  # not while it is being played somewhere
             journal.set_status(game_id, "abandoned")
     print(
-        f"game {game_id} is abandoned: 'play --resume' no longer picks it "
-        f"('unolaunch play --resume {game_id}' still continues it)"
+        _(
+            "game {game} is abandoned: 'play --resume' no longer picks it "
+            "('unolaunch play --resume {game}' still continues it)"
+        ).format(game=game_id)
     )
     return 0
 
@@ -232,64 +289,81 @@ def _replayed(game: Game, kind: str, data: dict[str, Any], in_effect: list[str])
         game.undo(n)
         taken = in_effect[len(in_effect) - n :] if n else []
         del in_effect[len(in_effect) - n :]
-        what = ", ".join(f"'{t}'" for t in taken) or f"{n} action{'s' * (n != 1)}"
-        return f"undo: took back {what}"
+        what = ", ".join(f"'{t}'" for t in taken) or ngettext(
+            "{n} action", "{n} actions", n
+        ).format(n=n)
+        return _("undo: took back {what}").format(what=what)
     if kind == "deal":
         game.next_round()
         snap = game.snapshot()
-        text = f"round {snap['round']} dealt: {snap['dealer']} deals"
+        text = _("round {n} dealt: {who} deals").format(n=snap["round"], who=snap["dealer"])
     elif kind == "action":
-        texts = [effect_text(e) for e in game.apply(engine_action(data))]
-        text = _action_text(data, texts)
+        text = _action_text(data, game.apply(engine_action(data)))
     else:
         raise ValueError(kind)
     in_effect.append(text)
     return text
 
 
-def _action_text(data: dict[str, Any], texts: list[str]) -> str:
+def _action_text(data: dict[str, Any], effects: list[Effect]) -> str:
     """An applied action in words, from the engine's effects (as the game screen shows
     them), with what only the journal knows said first: who pressed and what came out, a
     hand size fixed (whoever was awaited when it was typed), the start card turned up."""
     by = str(data.get("by"))
     choose = data.get("choose")
+    texts = [effect_text(e) for e in effects]
     if "correct" in data and data.get("reason") == "stray":
-        return (
-            f"launcher: card(s) left the launcher after {by}'s press (pulled out of a jam, or "
-            "carried out by the roller), given to them: " + "; ".join(texts)
-        )
+        return _(
+            "launcher: card(s) left the launcher after {who}'s press (pulled out of a jam, or "
+            "carried out by the roller), given to them: {what}"
+        ).format(who=by, what="; ".join(texts))
     if "correct" in data:
-        return "fix: " + "; ".join(texts)
+        return _("fix: {what}").format(what="; ".join(texts))
     if data.get("press"):
         n = data.get("cards")
-        came = "no card came out" if n == 0 else f"{n} card{'s' * (n != 1)} came out"
-        rest = [t for t in texts if not t.startswith(f"{by} takes ")]
-        return "; ".join([f"{by} presses the launcher: {came}", *rest])
+        if n == 0:
+            came = _("{who} presses the launcher: no card came out").format(who=by)
+        else:
+            came = ngettext(
+                "{who} presses the launcher: {n} card came out",
+                "{who} presses the launcher: {n} cards came out",
+                n if isinstance(n, int) else 2,
+            ).format(who=by, n=n)
+        # the cards the press brought are said first: not again as the engine's draw
+        rest = [effect_text(e) for e in effects if not (e.kind == "draw" and e.player == by)]
+        return "; ".join([came, *rest])
     if isinstance(choose, dict) and "top" in choose:
-        rest = [t for t in texts if not t.startswith("start card")]
+        rest = [effect_text(e) for e in effects if e.kind != "start"]
         top = card_name(str(choose["top"]))
-        return "; ".join([f"{by} turns up the start card: {top}", *rest])
+        turned = _("{who} turns up the start card: {card}").format(who=by, card=top)
+        return "; ".join([turned, *rest])
     if isinstance(choose, dict) and ("hands" in choose or "points" in choose):
         left = {**choose.get("points", {}), **choose.get("hands", {})}
         told = ", ".join(
-            f"{p} {v} points" if isinstance(v, int) else f"{p} {_plain(v)}" for p, v in left.items()
+            ngettext("{who} {n} point", "{who} {n} points", v).format(who=p, n=v)
+            if isinstance(v, int)
+            else f"{p} {_plain(v)}"
+            for p, v in left.items()
         )
-        texts = [f"cards left: {told}", *texts]  # COM-8
-    said = "; ".join(texts) or "nothing happened"
+        texts = [_("cards left: {hands}").format(hands=told), *texts]  # COM-8
+    said = "; ".join(texts) or _("nothing happened")
     return said if said.startswith(by) else f"{by}: {said}"
 
 
 def _describe(kind: str, data: dict[str, Any]) -> str:
     """One journal entry in words, from its data alone (an entry that does not replay)."""
     if kind == "undo":
-        return f"undo {data.get('n', 1)}"
+        return _("undo {n}").format(n=data.get("n", 1))
     if kind == "deal":
-        return "next round dealt"
+        return _("next round dealt")
     if kind == "note":
         return _note_text(data)
     by = str(data.get("by"))
     if isinstance(data.get("correct"), dict):
-        return "fix: " + ", ".join(f"{p} now holds {n}" for p, n in data["correct"].items())
+        held = ", ".join(
+            _("{who} now holds {n}").format(who=p, n=n) for p, n in data["correct"].items()
+        )
+        return _("fix: {what}").format(what=held)
     choose = data.get("choose")
     if data.get("press") or (isinstance(choose, dict) and "top" in choose):
         return _action_text(data, [])
@@ -316,16 +390,33 @@ def _note_text(data: dict[str, Any]) -> str:
     if isinstance(mark, dict):
         # the launcher event the entry before it applied (or the table's position in the
         # launcher's log when it connected): issue 21
-        what = "connected at" if mark.get("event") == "connected" else "took in"
-        text = f"launcher: {what} event #{mark.get('seq')} ({mark.get('event')})"
+        if mark.get("event") == "connected":
+            text = _("launcher: connected at event #{seq} ({event})")
+        else:
+            text = _("launcher: took in event #{seq} ({event})")
+        text = text.format(seq=mark.get("seq"), event=mark.get("event"))
         if mark.get("caught_up"):
-            text += " — caught up: it happened while unolaunch was away"
+            text = _("{what} — caught up: it happened while unolaunch was away").format(what=text)
         return text
     if data.get("closed"):  # the table said 'yes' at the game's end (issue 22)
-        return "the game's end is confirmed ('yes'): the game is closed"
+        return _("the game's end is confirmed ('yes'): the game is closed")
     said = str(data.get("notice") or data.get("warning") or "")
-    return "launcher: " + card_names(said.removeprefix("launcher ").strip())
+    if data.get("notice") == FOUL_NOTICE:  # a journal from before issue 25: said in English
+        said = _(FOUL_NOTICE)
+    # TRANSLATORS: a note of the journal: what the launcher reported, as the table said it.
+    return _("launcher: {what}").format(what=card_names(said.removeprefix("launcher ").strip()))
 
+
+#: The listing's columns (translated where shown).
+_COLUMNS = (
+    N_("game"),
+    N_("started"),
+    N_("variant"),
+    N_("round"),
+    N_("status"),
+    N_("winner"),
+    N_("scores"),
+)
 
 _CARD_KEYS = ("play", "turned", "give", "top")
 _VERBS = ("play", "press", "draw", "pass", "challenge", "accept", "choose", "catch")
@@ -334,7 +425,7 @@ _VERBS = ("play", "press", "draw", "pass", "challenge", "accept", "choose", "cat
 def _plain(value: object) -> str:
     """A value of an entry without JSON punctuation: lists as words, cards by name."""
     if isinstance(value, list):
-        return " ".join(_plain(v) for v in value) or "none"
+        return " ".join(_plain(v) for v in value) or _("none")
     if isinstance(value, dict):
         return ", ".join(f"{k} {_plain(v)}" for k, v in value.items())
     if isinstance(value, str):

@@ -10,6 +10,7 @@ from typing import Any
 
 from unolaunch.commands import add_lang_argument, apply_language
 from unolaunch.errors import UnolaunchError, UsageError
+from unolaunch.i18n import _
 from unolaunch.table.journal import DATA_DIR_ENV, Journal
 from unolaunch.web.address import WEB_HELP, WEB_LOG_HELP
 
@@ -97,14 +98,18 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
     for item in args.option:
         key, eq, raw = item.partition("=")
         if not eq or not key:
-            raise UsageError(f"--option {item!r}: write KEY=VALUE, e.g. strict_press=true")
+            raise UsageError(
+                _("--option {item}: write KEY=VALUE, e.g. strict_press=true").format(
+                    item=repr(item)
+                )
+            )
         try:
             opts[key.strip()] = json.loads(raw)
         except json.JSONDecodeError:
             opts[key.strip()] = raw
     if args.target is not None:
         if args.target < 1:
-            raise UsageError("--target must be at least 1 point")
+            raise UsageError(_("--target must be at least 1 point"))
         opts["target"] = args.target
     return opts
 
@@ -114,7 +119,7 @@ def _players(text: str | None) -> list[str]:
     from unolaunch.table.names import check_names
 
     if not text:
-        raise UsageError("name the players in seating order: --players Ann,Bob,Cy")
+        raise UsageError(_("name the players in seating order: --players Ann,Bob,Cy"))
     return check_names(text)
 
 
@@ -126,19 +131,24 @@ def _dealer(name: str | None, players: list[str]) -> str | None:
         return None
     found = [p for p in players if name_key(p) == name_key(name.strip())]
     if not found:
-        raise UsageError(f"--dealer {quoted(name)} is not one of {', '.join(players)}")
+        raise UsageError(
+            _("--dealer {name} is not one of {players}").format(
+                name=quoted(name), players=", ".join(players)
+            )
+        )
     return found[0]
 
 
 def run(args: argparse.Namespace) -> int:
-    """Start or resume a game and play it at the terminal."""
-    apply_language(args)
+    """Start or resume a game and play it at the terminal. Its language: ``--lang``, else
+    (a resumed game) the one it was played in, else the locale's."""
+    lang = apply_language(args)
     from unolaunch.table.app import Table
     from unolaunch.table.session import Session
 
     bind = None
     if args.new_links and args.web is None:
-        raise UsageError("--new-links makes new join links for the web pages: use it with --web")
+        raise UsageError(_("--new-links makes new join links for the web pages: use it with --web"))
     if args.web is not None:
         from unolaunch.web.address import web_address
 
@@ -146,7 +156,9 @@ def run(args: argparse.Namespace) -> int:
     with Journal.open(args.data_dir) as journal, ExitStack() as held:
         if args.resume is not None:
             if args.variant or args.players:
-                raise UsageError("--resume continues a saved game: leave out --variant/--players")
+                raise UsageError(
+                    _("--resume continues a saved game: leave out --variant/--players")
+                )
             given = [
                 flag
                 for flag, value in (
@@ -158,8 +170,10 @@ def run(args: argparse.Namespace) -> int:
             ]
             if given:  # never ignored: the game goes on as it was set up (its journal)
                 raise UsageError(
-                    f"--resume continues a saved game as it was set up: leave out "
-                    f"{'/'.join(given)} ('unolaunch history GAME' shows its target and options)"
+                    _(
+                        "--resume continues a saved game as it was set up: leave out "
+                        "{options} ('unolaunch history GAME' shows its target and options)"
+                    ).format(options="/".join(given))
                 )
             game_id: int | None = args.resume or None
             if game_id is None:
@@ -169,16 +183,21 @@ def run(args: argparse.Namespace) -> int:
                 held.enter_context(journal.claim(game_id))
             session = Session.resume(journal, game_id)
             port = args.port if args.port is not None else session.record.port
+            keep_language(journal, session, lang, asked=args.lang)
         else:
             if not args.variant:
                 raise UsageError(
-                    "which game? --variant attack, mario-kart or pocket-pizza "
-                    "(or --resume to continue a saved one)"
+                    _(
+                        "which game? --variant attack, mario-kart or pocket-pizza "
+                        "(or --resume to continue a saved one)"
+                    )
                 )
             players = _players(args.players)
             dealer = _dealer(args.dealer, players)
             if args.port and args.port != "none" and args.variant != "attack":
-                raise UsageError(f"{args.variant} needs no launcher: leave out --port")
+                raise UsageError(
+                    _("{variant} needs no launcher: leave out --port").format(variant=args.variant)
+                )
             session = Session.start(
                 journal,
                 args.variant,
@@ -187,6 +206,7 @@ def run(args: argparse.Namespace) -> int:
                 seed=args.seed,
                 dealer=dealer,
                 port=args.port,
+                lang=lang,
             )
             held.enter_context(journal.claim(session.id))
             port = args.port
@@ -215,24 +235,43 @@ def run(args: argparse.Namespace) -> int:
                     from unolaunch.commands.sim import handle
 
                     def sim_commands(line: str) -> None:
-                        handle(board, line, lambda text: table.say(f"  · {text}"))
+                        handle(board, line, lambda text: table.say(f"  · {text}"))  # sim's own
                         launcher.on_change()  # the pages show the cards inside
 
                     table.sim_commands = sim_commands
             except LinkError as exc:
                 if args.resume is None and journal.discard_unplayed(session.id):
                     raise UnolaunchError(  # a game that never started: not in the history
-                        f"{exc} — nothing was saved: fix the launcher and run the same command "
-                        "again, or play without it: --port none (type presses with their card "
-                        "count)"
+                        _(
+                            "{error} — nothing was saved: fix the launcher and run the same "
+                            "command again, or play without it: --port none (type presses with "
+                            "their card count)"
+                        ).format(error=exc)
                     ) from None
                 raise UnolaunchError(
-                    f"{exc} — game {session.id} is saved: fix the launcher and run "
-                    f"'unolaunch play --resume {session.id}', or play on without it: "
-                    f"'unolaunch play --resume {session.id} --port none'"
+                    _(
+                        "{error} — game {game} is saved: fix the launcher and run "
+                        "'unolaunch play --resume {game}', or play on without it: "
+                        "'unolaunch play --resume {game} --port none'"
+                    ).format(error=exc, game=session.id)
                 ) from None
         try:
             return table.run()
         finally:
             if table.launcher is not None:
                 table.launcher.close()
+
+
+def keep_language(journal: Journal, session: Any, lang: str, asked: str | None) -> None:
+    """A resumed game speaks the language it was played in unless ``--lang`` (``asked``)
+    says otherwise; then the new language is kept with the game for the next ``--resume``.
+    A game from before languages were kept (none stored) goes on in ``lang``, and keeps it."""
+    from unolaunch.i18n import LANGUAGES, PSEUDO, set_language
+
+    stored = session.record.lang
+    if asked is None and stored in (*LANGUAGES, PSEUDO):
+        if stored != lang:
+            set_language(stored)
+        return
+    if stored != lang:
+        journal.set_lang(session.id, lang)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from unolaunch.errors import UnolaunchError
+from unolaunch.i18n import N_, _
 
 __all__ = [
     "BadReplyError",
@@ -24,9 +25,12 @@ __all__ = [
 
 #: What to do about a launcher that says nothing: it is hung, or not running our firmware.
 #: (Safe mode is the cure for a firmware that will not let go of the REPL, not for silence.)
-NO_REPLY_HINT = "unplug the launcher and plug it back in; if it stays silent, run 'unolaunch flash'"
+#: (Marked for the catalog: translated where shown.)
+NO_REPLY_HINT = N_(
+    "unplug the launcher and plug it back in; if it stays silent, run 'unolaunch flash'"
+)
 #: ... and about one that shows MicroPython's prompt instead of answering.
-NO_FIRMWARE_HINT = "MicroPython answers, but not the launcher firmware: run 'unolaunch flash'"
+NO_FIRMWARE_HINT = N_("MicroPython answers, but not the launcher firmware: run 'unolaunch flash'")
 
 
 class LinkError(UnolaunchError):
@@ -49,8 +53,10 @@ class PortBusyError(LinkError):
 
     def __init__(self, port: str) -> None:
         super().__init__(
-            f"{port} is busy: is Thonny or mpremote holding {port}? "
-            "close it (or its REPL) and try again",
+            _(
+                "{port} is busy: is Thonny or mpremote holding {port}? "
+                "close it (or its REPL) and try again"
+            ).format(port=port),
             port,
         )
 
@@ -60,8 +66,10 @@ class PortPermissionError(LinkError):
 
     def __init__(self, port: str) -> None:
         super().__init__(
-            f"permission denied opening {port}: add yourself to the 'dialout' group "
-            "(sudo usermod -aG dialout $USER), then log out and in again",
+            _(
+                "permission denied opening {port}: add yourself to the 'dialout' group "
+                "(sudo usermod -aG dialout $USER), then log out and in again"
+            ).format(port=port),
             port,
         )
 
@@ -72,22 +80,27 @@ class NoReplyError(LinkError):
     def __init__(self, port: str, what: str, timeout: float, seen: str = "") -> None:
         detail = self._detail(port, what, timeout)
         if seen:
-            detail += f" (it printed: {seen})"
+            detail = _("{what} (it printed: {seen})").format(what=detail, seen=seen)
         # a MicroPython prompt: the board runs, but not the launcher firmware
         hint = NO_FIRMWARE_HINT if ">>>" in seen else NO_REPLY_HINT
-        super().__init__(f"{detail}: {hint}", port)
+        hint = _(hint)
+        super().__init__(_("{what}: {hint}").format(what=detail, hint=hint), port)
         self.detail = detail
         self.timeout = timeout
 
     def _detail(self, port: str, what: str, timeout: float) -> str:
-        return f"no reply from the launcher on {port} to {what} within {timeout:g} s"
+        return _("no reply from the launcher on {port} to {what} within {seconds} s").format(
+            port=port, what=what, seconds=f"{timeout:g}"
+        )
 
 
 class NoEventError(NoReplyError):
     """An event waited for did not come in time (``what`` names it: "'eject' event")."""
 
     def _detail(self, port: str, what: str, timeout: float) -> str:
-        return f"the launcher on {port} sent no {what} within {timeout:g} s"
+        return _("the launcher on {port} sent no {what} within {seconds} s").format(
+            port=port, what=what, seconds=f"{timeout:g}"
+        )
 
 
 class DisconnectedError(LinkError):
@@ -119,13 +132,17 @@ class CommandError(LinkError):
         self.code = str(reply.get("error") or "error")
         self.field = reply.get("field") if isinstance(reply.get("field"), str) else None
         message = str(reply.get("message") or self.code)
-        super().__init__(f"the launcher refused {cmd}: {message}{self._advice()}", port)
+        super().__init__(
+            _("the launcher refused {command}: {message}").format(command=cmd, message=message)
+            + self._advice(),
+            port,
+        )
 
     def _advice(self) -> str:
         if self.code == "bad_field" and self.field:
-            return f" (argument {self.field!r})"
+            return " " + _("(argument {name})").format(name=repr(self.field))
         if self.code == "unknown_cmd":
-            return " (older firmware? run 'unolaunch flash')"
+            return " " + _("(older firmware? run 'unolaunch flash')")
         return ""
 
 
@@ -146,7 +163,7 @@ class FaultError(CommandError):
     def _advice(self) -> str:
         if "stop" in str(self.reply.get("message", "")):
             return ""
-        return "; fix the cause (clear the jam, load cards), then send stop"
+        return "; " + _("fix the cause (clear the jam, load cards), then send stop")
 
 
 class ConfigInvalidError(CommandError):

@@ -27,7 +27,7 @@ from rich.text import Text
 
 from unolaunch.cards import COLOR_NAMES, card_code, color_word
 from unolaunch.errors import UnolaunchError
-from unolaunch.i18n import _, ngettext, pgettext
+from unolaunch.i18n import N_, _, ngettext, pgettext
 from unolaunch.rules import Effect, IllegalMoveError
 from unolaunch.rules import engine as E
 from unolaunch.table.names import shown
@@ -134,13 +134,14 @@ class Table:
         snap = s.snapshot()
         owed: dict[str, str] = {}
         for text in snap.get("owed", []):
-            who, _, what = text.partition(" ")
+            who, _sep, what = text.partition(" ")
             owed[who] = (owed.get(who, "") + "; " if who in owed else "") + what
         choice = s.choice()
-        launcher = self.launcher.status() if self.launcher else None
-        if launcher and choice == "top":
-            # The deal is not loaded yet: a count of cards inside is the last round's.
-            launcher = _CARDS_INSIDE.sub("", launcher)
+        # The deal is not loaded yet (a start card is awaited): a count of cards inside
+        # would be the last round's.
+        launcher = (
+            _launcher_status(self.launcher, inside=choice != "top") if self.launcher else None
+        )
         return View(
             variant=s.variant,
             players=s.players,
@@ -154,7 +155,7 @@ class Table:
             notice=self.log[-1] if self.log else None,
             warning=self.warning,
             uno_said=sorted(s.uno_said),
-            doing=_DOING.get(choice or ""),
+            doing=_(_DOING[choice]) if choice in _DOING else None,
             reminder=load_reminder(s) if choice == "top" else None,
         )
 
@@ -172,45 +173,59 @@ class Table:
         if not aw:
             if snap.get("game_winner"):
                 w = snap["game_winner"]
-                return (
-                    f"{w} reaches {snap['scores'][w]} points and wins the game: 'yes' ends it, "
+                return _(
+                    "{who} reaches {points} points and wins the game: 'yes' ends it, "
                     "'undo' takes back the last action (COM-8)."
-                )
-            return "Round over: press Enter to deal the next round (or 'undo', 'quit')."
+                ).format(who=w, points=snap["scores"][w])
+            return _("Round over: press Enter to deal the next round (or 'undo', 'quit').")
         who = aw["by"]
         choice = s.choice()
         if choice == "top":
-            load = f" ({load_reminder(s)})" if s.variant == "attack" else ""
-            return f"{who} deals: which card was turned up to start the pile? (e.g. r5){load}"
+            if s.variant == "attack":
+                return _(
+                    "{who} deals: which card was turned up to start the pile? (e.g. r5) "
+                    "({reminder})"
+                ).format(who=who, reminder=load_reminder(s))
+            return _("{who} deals: which card was turned up to start the pile? (e.g. r5)").format(
+                who=who
+            )
         if choice in ("press", "until"):
+            presses = owed_presses(s, ", ")
             if self.launcher and self.launcher.working():
-                how = "press the launcher's button"
+                text = _("{who} must press {presses}: press the launcher's button")
             elif self.launcher and getattr(self.launcher, "fault", None):
-                how = "the launcher is stopped: fix it, then type 'clear'"
+                text = _(
+                    "{who} must press {presses}: the launcher is stopped: fix it, then type 'clear'"
+                )
             else:
-                how = "type 'press N' with the cards that came out"
-            return f"{who} must press {owed_presses(s, ', ')}: {how}"
+                text = _("{who} must press {presses}: type 'press N' with the cards that came out")
+            return text.format(who=who, presses=presses)
         if choice == "challenge":
-            return f"{who}: 'challenge' or 'accept' the draw card"
+            return _("{who}: 'challenge' or 'accept' the draw card").format(who=who)
         if choice == "won":
-            return f"{who} saw the hand: did the challenge succeed? ('won' or 'lost')"
+            return _("{who} saw the hand: did the challenge succeed? ('won' or 'lost')").format(
+                who=who
+            )
         if choice == "color":
-            return f"{who}: name the colour (red, yellow, green, blue)"
+            return _("{who}: name the colour (red, yellow, green, blue)").format(who=who)
         if choice == "target":
             others = ", ".join(p for p in s.players if p != who)
-            return f"{who}: choose a player ({others})"
+            return _("{who}: choose a player ({others})").format(who=who, others=others)
         if choice == "turned":
-            return f"{who}: which card did the Item Box turn up? (e.g. g7)"
+            return _("{who}: which card did the Item Box turn up? (e.g. g7)").format(who=who)
         if choice == "give":
-            return f"{who}: which card is given? (e.g. r5)"
+            return _("{who}: which card is given? (e.g. r5)").format(who=who)
         if choice == "reveal":
-            return f"{who} is out! Now the cards left in the other hands."
+            return _("{who} is out! Now the cards left in the other hands.").format(who=who)
         verbs = aw["verbs"]
         if "play" in verbs and "pass" in verbs:
-            return f"{who}: play one more card, or 'pass'"
-        draw = "press" if "press" in verbs else "draw"
-        example = _WILD_EXAMPLE.get(s.variant, "wild blue")
-        return f"{who}: play a card (e.g. r5, '{example}') or {draw}; 'help' for more"
+            return _("{who}: play one more card, or 'pass'").format(who=who)
+        example = _(_WILD_EXAMPLE.get(s.variant, _WILD_EXAMPLE["attack"]))
+        if "press" in verbs:
+            text = _("{who}: play a card (e.g. r5, '{example}') or press; 'help' for more")
+        else:
+            text = _("{who}: play a card (e.g. r5, '{example}') or draw; 'help' for more")
+        return text.format(who=who, example=example)
 
     def prompt_for(self) -> str:
         """The prompt: the awaited player's name. Once a hand is empty (a phone or the
@@ -219,8 +234,8 @@ class Table:
         s = self.session
         aw = s.snapshot().get("awaiting")
         if aw and s.choice() == "reveal":
-            return f"round over: press Enter{PROMPT_SUFFIX}"
-        return f"{shown(aw['by']) if aw else 'table'}{PROMPT_SUFFIX}"
+            return _("round over: press Enter") + PROMPT_SUFFIX
+        return f"{shown(aw['by']) if aw else _('table')}{PROMPT_SUFFIX}"
 
     def redraw_from_event(self, notice: str | None, warning: str | None) -> None:
         """Called from the launcher's thread: show what happened and re-show the prompt.
@@ -235,8 +250,13 @@ class Table:
         this at once and :meth:`repaint` from a thread of its own. A warning is also kept in
         the journal as a note for ``history``."""
         if warning:
+            from unolaunch.table.launcher import FOUL_NOTICE
+
+            note: dict[str, Any] = {"notice": notice, "warning": warning}
+            if notice is not None and notice == _(FOUL_NOTICE):
+                note["foul"] = True  # counted on --resume, whatever the language (ATK-26)
             with contextlib.suppress(UnolaunchError):  # the screen matters more than the log
-                self.session.note({"notice": notice, "warning": warning})
+                self.session.note(note)
         if notice:
             self.log.append(notice)
         if warning is not None:
@@ -311,7 +331,9 @@ class Table:
             if self._readline is not None:
                 sys.stdout.write("\n")
             self.say(
-                f"Game {s.id} is saved. Continue it with: unolaunch play --resume {s.id}",
+                _("Game {game} is saved. Continue it with: unolaunch play --resume {game}").format(
+                    game=s.id
+                ),
                 style="bold",
             )
             return 0
@@ -335,7 +357,9 @@ class Table:
             # just before the repaint must never be read as a hand's cards.
             if line.strip():
                 self.say(
-                    f"(the round ended before '{line.strip()}' was taken: nothing was done with it)"
+                    _(
+                        "(the round ended before '{line}' was taken: nothing was done with it)"
+                    ).format(line=line.strip())
                 )
             return
         try:
@@ -363,8 +387,12 @@ class Table:
                 who = s.snapshot()["awaiting"]["by"]
                 head = _short_illegal(exc).split(_PRESS_FIRST, 1)[0].rsplit(": ", 1)[0]
                 head = head.split(": ", 1)[-1]  # without the rule: it comes at the end
-                msg = f"{head}: {who} must press the launcher {owed_presses(s, ' and ')}"
-                self.say(f"✗ {card_names(msg)} — the game is unchanged", style="bold red")
+                # TRANSLATORS: {action} is the refused action in the rules engine's words.
+                msg = _("{action}: {who} must press the launcher {presses}").format(
+                    action=head, who=who, presses=owed_presses(s, _(" and "))
+                )
+                text = _("{message} — the game is unchanged").format(message=card_names(msg))
+                self.say(f"✗ {text}", style="bold red")
                 return
         self.say(f"✗ {error_text(exc, self.session)}", style="bold red")
 
@@ -387,9 +415,11 @@ class Table:
                     a = dict(a, cards=self.ask_count(a["by"]))
                 elif working and not move.missed:
                     raise TableError(
-                        "ATK-25: the launcher is working and counts the cards itself: "
-                        f"{a['by']} presses its button. A press it missed (cards came out "
-                        f"unseen): 'missed press {a['cards']}'"
+                        _(
+                            "ATK-25: the launcher is working and counts the cards itself: "
+                            "{who} presses its button. A press it missed (cards came out "
+                            "unseen): 'missed press {cards}'"
+                        ).format(who=a["by"], cards=a["cards"])
                     )
                 else:
                     a = dict(a, cards=self.check_count(a["by"], int(a["cards"])))
@@ -399,8 +429,11 @@ class Table:
             if a.get("uno") and not self.session.uno_fits(a):
                 a = {k: v for k, v in a.items() if k != "uno"}
                 self.say(
-                    f"  · (UNO is said with the second-to-last card, COM-6: {a['by']} keeps "
-                    "more than one, so it is not recorded)"
+                    "  · "
+                    + _(
+                        "(UNO is said with the second-to-last card, COM-6: {who} keeps "
+                        "more than one, so it is not recorded)"
+                    ).format(who=a["by"])
                 )
             actions.append(a)
         effects: list[Effect] = []
@@ -435,13 +468,11 @@ class Table:
         colour = {"r": "red", "y": "yellow", "g": "green", "b": "blue"}[letter]
         most = self.session.snapshot()["hand_sizes"][by] - 1
         ctx = replace(self.context(), color=colour)
+        question = _(_DISCARD_ALL_QUESTION[letter])
         while True:
-            line = self.ask(
-                f"Which other {colour} cards went with {by}'s Discard All (ATK-12)? the cards "
-                f"(e.g. {letter}3 {letter}9), how many (e.g. 2), or none: "
-            )
-            if line.strip().lower() in ("undo", "cancel", "back"):
-                raise TableError("the Discard All is not recorded; type the play again")
+            line = self.ask(question.format(who=by, c=letter))
+            if line.strip().lower() in _CANCEL_WORDS:
+                raise TableError(_("the Discard All is not recorded; type the play again"))
             try:
                 got = parse_discarded(line, ctx)
             except ParseError as exc:
@@ -449,11 +480,14 @@ class Table:
                 continue
             cards = ["?"] * got if isinstance(got, int) else got
             if len(cards) > most:
-                self.say(
-                    f"✗ {by} had {most} other card{'s' * (most != 1)} besides the Discard All; "
-                    f"type at most {most} (or 'fix {by} N' after 'cancel' if that is wrong)",
-                    style="bold red",
-                )
+                text = ngettext(
+                    "{who} had {n} other card besides the Discard All; type at most {n} (or "
+                    "'fix {who} N' after 'cancel' if that is wrong)",
+                    "{who} had {n} other cards besides the Discard All; type at most {n} (or "
+                    "'fix {who} N' after 'cancel' if that is wrong)",
+                    most,
+                ).format(who=by, n=most)
+                self.say(f"✗ {text}", style="bold red")
                 continue
             return cards
 
@@ -462,16 +496,22 @@ class Table:
         records nothing."""
         while True:
             line = self.ask(
-                f"How many cards came out for {who}? (a number, 'none'; Enter cancels) "
+                _("How many cards came out for {who}? (a number, 'none'; Enter cancels) ").format(
+                    who=who
+                )
             )
             word = line.strip().lower()
-            if word in ("", "undo", "cancel", "back", "u", "oops", "q", "quit"):
-                raise TableError(f"the press is not recorded; {who} may press again")
-            if word in ("none", "no", "nothing", "no cards", "zero"):
+            if word in ("", "u", "oops", "q", *_CANCEL_WORDS, *_QUIT_WORDS):
+                raise TableError(
+                    _("the press is not recorded; {who} may press again").format(who=who)
+                )
+            if word in _NONE_WORDS or word == "no":
                 return 0
             if word.isdigit() and len(word) <= 3:
                 return self.check_count(who, int(word))
-            self.say("✗ type a number, e.g. 0 (or none) or 3; Enter cancels", style="bold red")
+            self.say(
+                "✗ " + _("type a number, e.g. 0 (or none) or 3; Enter cancels"), style="bold red"
+            )
 
     def check_count(self, who: str, n: int) -> int:
         """A typed press count larger than one burst can be (the launcher's largest burst)
@@ -481,27 +521,38 @@ class Table:
             inside = len(g.stock) + max(0, len(g.discard) - 1)
         most = getattr(self.launcher, "largest_burst", None) or largest_burst()
         while n > most or n > inside:
-            why = (
-                f"one press shoots at most {most}"
-                if n > most
-                else f"the launcher and the discard pile hold {inside} cards"
-            )
-            keep = f"'yes' to keep {n}, " if n <= inside else ""
-            line = self.ask(
-                f"{n} cards from one press for {who}? {why}: a typo? Type the right count, "
-                f"{keep}or Enter to cancel: "
-            )
+            if n > most and n <= inside:
+                question = _(
+                    "{n} cards from one press for {who}? one press shoots at most {most}: "
+                    "a typo? Type the right count, 'yes' to keep {n}, or Enter to cancel: "
+                )
+            elif n > most:
+                question = _(
+                    "{n} cards from one press for {who}? one press shoots at most {most}: a "
+                    "typo? Type the right count, or Enter to cancel: "
+                )
+            else:
+                question = _(
+                    "{n} cards from one press for {who}? the launcher and the discard pile hold "
+                    "{inside} cards: a typo? Type the right count, or Enter to cancel: "
+                )
+            line = self.ask(question.format(n=n, who=who, most=most, inside=inside))
             word = line.strip().lower()
-            if word in ("y", "yes", "right", "correct") and n <= inside:
+            if word in _YES_WORDS and word not in ("ok",) and n <= inside:
                 return n
-            if word in ("", "undo", "cancel", "back", "u", "oops", "no", "n"):
-                raise TableError(f"the press is not recorded; {who} may press again")
-            if word in ("none", "nothing", "zero"):
+            if word in ("", "u", "oops", *_CANCEL_WORDS, *_NO_WORDS):
+                raise TableError(
+                    _("the press is not recorded; {who} may press again").format(who=who)
+                )
+            if word in _NONE_WORDS:
                 return 0
             if word.isdigit() and len(word) <= 3:
                 n = int(word)
                 continue
-            self.say(f"✗ type how many cards came out for {who}, e.g. 3", style="bold red")
+            self.say(
+                "✗ " + _("type how many cards came out for {who}, e.g. 3").format(who=who),
+                style="bold red",
+            )
         return n
 
     def command(self, cmd: Command) -> None:
@@ -522,14 +573,14 @@ class Table:
                 return
         elif cmd.name == "uno":
             self.effects(s.say_uno())
-            self.say("  · UNO!")
+            self.say("  · " + _("UNO!"))
         elif cmd.name == "sim":
             self.sim_control(str(cmd.args[0]))
             self.draw()
             return
         elif cmd.name == "clear":
             if self.launcher is None:
-                raise TableError("no launcher is connected; nothing to clear")
+                raise TableError(_("no launcher is connected; nothing to clear"))
             msg = self.launcher.clear()
             self.log.append(msg.strip(" ·"))
             self.say(msg)
@@ -545,16 +596,19 @@ class Table:
 
         if self.sim_commands is None:
             raise TableError(
-                "'sim ...' controls the simulated launcher of '--port sim'; a simulator "
-                "started with 'unolaunch sim --link PATH' takes its commands in its own terminal"
+                _(
+                    "'sim ...' controls the simulated launcher of '--port sim'; a simulator "
+                    "started with 'unolaunch sim --link PATH' takes its commands in its own "
+                    "terminal"
+                )
             )
         if line.split()[0] in ("quit", "exit"):
-            raise TableError("the simulated launcher stops with the game ('quit')")
+            raise TableError(_("the simulated launcher stops with the game ('quit')"))
         try:
             self.sim_commands(line)
         except SimError as exc:
             raise TableError(f"sim: {exc}") from None
-        self.say(f"  · (simulated launcher: {line})")
+        self.say("  · " + _("(simulated launcher: {command})").format(command=line))
 
     def undo(self, n: int, after: str = "") -> str:
         """Take back ``n`` actions and say which, in words (``undid: Ann plays red 7``); the
@@ -564,17 +618,35 @@ class Table:
         taken = actions_in_effect(s.journal.entries(s.id))[-n:] if n > 0 else []
         s.undo(n)
         keep_uno_said(s)
-        text = "undid: " + "; ".join(action_text(a, s.variant) for a in reversed(taken))
+        what = "; ".join(action_text(a, s.variant) for a in reversed(taken))
         back = sum(int(a.get("cards") or 0) for a in taken if a is not None and "press" in a)
+        done = False
         if back:
-            text += f" — put the {back} card{'s' * (back != 1)} back into the launcher"
             board = getattr(self.launcher, "sim", None) if self.launcher is not None else None
             if board is not None:  # --port sim: the table puts them back itself
                 with contextlib.suppress(UnolaunchError, ValueError):
                     board.control(f"load {int(board.cards) + back}")
-                    text += " (done: the simulated one holds them again)"
+                    done = True
+        if back and done:
+            text = ngettext(
+                "undid: {what} — put the {n} card back into the launcher (done: the simulated "
+                "one holds them again)",
+                "undid: {what} — put the {n} cards back into the launcher (done: the simulated "
+                "one holds them again)",
+                back,
+            )
+        elif back:
+            text = ngettext(
+                "undid: {what} — put the {n} card back into the launcher",
+                "undid: {what} — put the {n} cards back into the launcher",
+                back,
+            )
+        else:
+            text = _("undid: {what}")
+        text = text.format(what=what, n=back)
         if after:
-            text += f": {after}"
+            # TRANSLATORS: what was undone, then what follows from it ("the game goes on").
+            text = _("{undone}: {after}").format(undone=text, after=after)
         self.log.append(text)
         self.warning = None
         self.say(f"  · {text}")
@@ -587,11 +659,18 @@ class Table:
         snap = s.snapshot()
         if n == 0 and snap["round_winner"] is None and snap["hand_sizes"].get(who) != 0:
             line = self.ask(
-                f"{who} has no cards: {who} is out and that ends the round (COM-7). "
-                "Is that right? ('yes' / 'no') "
+                _(
+                    "{who} has no cards: {who} is out and that ends the round (COM-7). "
+                    "Is that right? ('yes' / 'no') "
+                ).format(who=who)
             )
-            if line.strip().lower() not in ("y", "yes", "right", "ok", "correct"):
-                self.say(f"  · nothing changed: {who} still holds {snap['hand_sizes'][who]}")
+            if line.strip().lower() not in _YES_WORDS:
+                self.say(
+                    "  · "
+                    + _("nothing changed: {who} still holds {n}").format(
+                        who=who, n=snap["hand_sizes"][who]
+                    )
+                )
                 return False
         self.effects(s.correct(who, n))
         return True
@@ -610,9 +689,13 @@ class Table:
             while True:
                 n = s.snapshot()["hand_sizes"][p]
                 line = self.ask(
-                    f"Cards left in {p}'s hand ({n} card{'s' if n != 1 else ''}: the cards, "
-                    f"e.g. 'r5 g7 {_WILD_EXAMPLE.get(s.variant, 'wild').split()[0]}', "
-                    "or their points, e.g. 37)? "
+                    ngettext(
+                        "Cards left in {who}'s hand ({n} card: the cards, e.g. 'r5 g7 {wild}', "
+                        "or their points, e.g. 37)? ",
+                        "Cards left in {who}'s hand ({n} cards: the cards, e.g. 'r5 g7 {wild}', "
+                        "or their points, e.g. 37)? ",
+                        n,
+                    ).format(who=p, n=n, wild=_wild_word(s.variant))
                 )
                 if s.choice() != "reveal":  # reported from another screen meanwhile
                     return
@@ -622,7 +705,9 @@ class Table:
                         # The last count typed is taken back, not the winning card.
                         i -= 1
                         q = others[i]
-                        text = f"undid: {q}'s count ({_left_text(left.pop(q))})"
+                        text = _("undid: {who}'s count ({left})").format(
+                            who=q, left=_left_text(left.pop(q))
+                        )
                         self.log.append(text)
                         self.say(f"  · {text}")
                         p = q
@@ -654,15 +739,18 @@ class Table:
 
     def round_ended(self, winner: str, word: str, asked: str) -> str:
         """A move typed at the round end's questions: the round has ended (COM-7)."""
-        why = ""
         if word in ("challenge", "accept", "ch", "chal"):
             rule = {"mario-kart": "MK-23", "pocket-pizza": "PP-16"}.get(self.session.variant)
             if rule:
-                why = f"; a last Wild Draw card cannot be challenged ({rule}), its cards are drawn"
-        return (
-            f"the round has ended: {winner} went out (COM-7){why}. Type the cards left in "
-            f"{asked}'s hand or their points; 'undo' takes back the last action"
-        )
+                return _(
+                    "the round has ended: {winner} went out (COM-7); a last Wild Draw card "
+                    "cannot be challenged ({rule}), its cards are drawn. Type the cards left in "
+                    "{who}'s hand or their points; 'undo' takes back the last action"
+                ).format(winner=winner, rule=rule, who=asked)
+        return _(
+            "the round has ended: {winner} went out (COM-7). Type the cards left in "
+            "{who}'s hand or their points; 'undo' takes back the last action"
+        ).format(winner=winner, who=asked)
 
     def round_end_command(self, cmd: Command) -> bool:
         """A command typed at the round end: True when the round's questions start over
@@ -683,20 +771,23 @@ class Table:
         if cmd.name == "show":
             self.draw()
             return False
-        wild = _WILD_EXAMPLE.get(s.variant, "wild").split()[0]
         self.say(
-            f"Type each card left (r5 g7 {wild}) or the hand's point total (37); 'none' for no "
-            "cards. 'fix NAME N' corrects a hand size first; 'undo' takes back the last count."
+            _(
+                "Type each card left (r5 g7 {wild}) or the hand's point total (37); 'none' for "
+                "no cards. 'fix NAME N' corrects a hand size first; 'undo' takes back the last "
+                "count."
+            ).format(wild=_wild_word(s.variant))
         )
         return False
 
     def between_rounds(self) -> None:
         """Round scored: Enter deals the next round (the deal passes left, COM-4)."""
-        line = self.ask(f"deal round {int(self.session.snapshot()['round']) + 1}? ").strip().lower()
+        next_round = int(self.session.snapshot()["round"]) + 1
+        line = self.ask(_("deal round {n}? ").format(n=next_round)).strip().lower()
         snap = self.session.snapshot()
         if snap.get("awaiting") is not None or snap.get("game_winner"):
             return  # dealt (or taken back) from another screen meanwhile
-        if line in ("quit", "exit", "q"):
+        if line in ("q", *_QUIT_WORDS):
             raise QuitGame
         try:
             cmd = table_command(line, self.context())
@@ -710,8 +801,10 @@ class Table:
                 self.error(exc)
             self.draw()
             return
-        if line not in ("", "y", "yes", "deal", "ok", "next"):
-            self.say("✗ press Enter to deal the next round, or type 'undo' or 'quit'", "bold red")
+        if line not in ("", "deal", "next", "gefa", "næsta", *_YES_WORDS):
+            self.say(
+                "✗ " + _("press Enter to deal the next round, or type 'undo' or 'quit'"), "bold red"
+            )
             return
         self.effects(self.session.next_round())
         self.warning = None
@@ -723,53 +816,62 @@ class Table:
         action that ended it (a mistyped total, say). True when the game is closed."""
         w = snap["game_winner"]
         line = self.ask(
-            f"{w} reaches {snap['scores'][w]} points and wins the game. Is that right? "
-            "('yes' ends the game, 'undo' takes back the last action) "
+            _(
+                "{who} reaches {points} points and wins the game. Is that right? "
+                "('yes' ends the game, 'undo' takes back the last action) "
+            ).format(who=w, points=snap["scores"][w])
         )
         word = line.strip().lower()
-        if word in ("y", "yes", "end", "right", "correct", "ok"):
+        if word in ("end", "enda", *_YES_WORDS):
             self.finish(snap)
             return True
-        if word in ("quit", "exit", "q", "bye"):
+        if word in ("q", "bye", *_QUIT_WORDS):
             raise QuitGame
         try:
             cmd = table_command(line, self.context())
             if cmd is not None and cmd.name == "undo":
                 if self.session.closed() and not self.reopen(w):
                     return False
-                self.undo(int(cmd.args[0]), "the game goes on")
+                self.undo(int(cmd.args[0]), _("the game goes on"))
                 self.draw()
                 return False
         except (ParseError, TableError) as exc:
             self.error(exc)
             return False
-        self.say("✗ type 'yes' to end the game, or 'undo' to take back the last action", "bold red")
+        self.say(
+            "✗ " + _("type 'yes' to end the game, or 'undo' to take back the last action"),
+            "bold red",
+        )
         return False
 
     def reopen(self, winner: str) -> bool:
         """A game closed with 'yes' (and resumed): ask before 'undo' reopens it."""
         line = self.ask(
-            f"Game {self.session.id} was closed: {winner} won. Reopen it and take back its "
-            "last action? ('yes' / 'no') "
+            _(
+                "Game {game} was closed: {who} won. Reopen it and take back its "
+                "last action? ('yes' / 'no') "
+            ).format(game=self.session.id, who=winner)
         )
-        if line.strip().lower() in ("y", "yes", "reopen", "ok"):
+        if line.strip().lower() in ("reopen", "opna", *_YES_WORDS):
             return True
-        self.say("  · nothing changed: the game stays closed ('yes' to end here)")
+        self.say("  · " + _("nothing changed: the game stays closed ('yes' to end here)"))
         return False
 
     def finish(self, snap: dict[str, Any]) -> None:
         """The game is over: final scores."""
         scores = snap["scores"]
         ranked = sorted(scores.items(), key=lambda kv: -kv[1])
-        self.say(f"🏆 {snap['game_winner']} wins the game!", style="bold magenta")
+        self.say(
+            "🏆 " + _("{who} wins the game!").format(who=snap["game_winner"]), style="bold magenta"
+        )
         width = max(cell_len(shown(name)) for name in scores)  # wide letters count twice
         for name, pts in ranked:
             pad = " " * (width - cell_len(shown(name)))
             style = "bold" if name == snap["game_winner"] else None
             self.say(f"   {name}{pad}  {pts:>4}", style=style)
         with contextlib.suppress(UnolaunchError):  # closed with 'yes': reopening asks first
-            self.session.note({"notice": "the game is over: closed with 'yes'", "closed": True})
-        self.say(f"Game {self.session.id} is in 'unolaunch history'.")
+            self.session.note({"notice": _("the game is over: closed with 'yes'"), "closed": True})
+        self.say(_("Game {game} is in 'unolaunch history'.").format(game=self.session.id))
 
 
 def largest_burst() -> int:
@@ -779,8 +881,48 @@ def largest_burst() -> int:
     return len(pattern_settings()["burst_weights"])
 
 
-#: A wild card to show in examples, by variant (a Mario Kart deck has no plain Wild).
-_WILD_EXAMPLE = {"attack": "wild blue", "mario-kart": "wd4 blue", "pocket-pizza": "wild blue"}
+#: A wild card to show in examples, by variant (a Mario Kart deck has no plain Wild): typed
+#: words, so a translation must be words the parser takes (glossary.py).
+_WILD_EXAMPLE = {
+    # TRANSLATORS: an example of a typed move: the Wild card and a colour, as a player types it.
+    "attack": N_("wild blue"),
+    # TRANSLATORS: an example of a typed move: Wild Draw Four (wd4) and a colour.
+    "mario-kart": N_("wd4 blue"),
+    "pocket-pizza": N_("wild blue"),
+}
+
+
+def _wild_word(variant: str) -> str:
+    """The typed word for the variant's wild card (``wild``, ``wd4``), in the language."""
+    return _(_WILD_EXAMPLE.get(variant, _WILD_EXAMPLE["attack"])).split()[0]
+
+
+#: Typed answers (English and Icelandic: the parser takes both whatever the language).
+_YES_WORDS = ("y", "yes", "right", "correct", "ok", "j", "já", "ja", "rétt")
+_NO_WORDS = ("n", "no", "nei")
+_CANCEL_WORDS = ("undo", "cancel", "back", "afturkalla", "hætta við", "til baka")
+_QUIT_WORDS = ("quit", "exit", "hætta")
+_NONE_WORDS = ("none", "nothing", "no cards", "zero", "ekkert", "engin", "ekki neitt", "núll")
+
+#: ATK-12's question after a Discard All, by its colour ({c}: the colour's letter).
+_DISCARD_ALL_QUESTION = {
+    "r": N_(
+        "Which other red cards went with {who}'s Discard All (ATK-12)? the cards "
+        "(e.g. {c}3 {c}9), how many (e.g. 2), or none: "
+    ),
+    "y": N_(
+        "Which other yellow cards went with {who}'s Discard All (ATK-12)? the cards "
+        "(e.g. {c}3 {c}9), how many (e.g. 2), or none: "
+    ),
+    "g": N_(
+        "Which other green cards went with {who}'s Discard All (ATK-12)? the cards "
+        "(e.g. {c}3 {c}9), how many (e.g. 2), or none: "
+    ),
+    "b": N_(
+        "Which other blue cards went with {who}'s Discard All (ATK-12)? the cards "
+        "(e.g. {c}3 {c}9), how many (e.g. 2), or none: "
+    ),
+}
 
 #: Words of a move (not a hand's cards) that may be typed at the round end's questions.
 _GAME_WORDS = frozenset(
@@ -790,18 +932,32 @@ _GAME_WORDS = frozenset(
 
 #: What the awaited player does, by the kind of decision the engine waits for.
 _DOING = {
-    "top": "turn up the start card",
-    "color": "name the colour",
-    "target": "choose a player",
-    "give": "give a card",
-    "turned": "report the Item Box card",
-    "won": "report the challenge",
-    "reveal": "count the cards left",
-    "challenge": "challenge or accept",
+    "top": N_("turn up the start card"),
+    "color": N_("name the colour"),
+    "target": N_("choose a player"),
+    "give": N_("give a card"),
+    "turned": N_("report the Item Box card"),
+    "won": N_("report the challenge"),
+    "reveal": N_("count the cards left"),
+    "challenge": N_("challenge or accept"),
 }
 
 
+def _launcher_status(launcher: TableLauncher, inside: bool) -> str:
+    """The launcher's line for the screen; without the count of cards inside when
+    ``inside`` is false. A launcher whose ``status`` takes no ``inside`` has its English
+    count taken out of the line."""
+    try:
+        return str(launcher.status(inside=inside))  # type: ignore[call-arg]
+    except TypeError:
+        line = launcher.status()
+        return line if inside else _CARDS_INSIDE.sub("", line)
+
+
 _CARDS_INSIDE = re.compile(r" · \d+ cards? inside")
+
+
+# The engine's words for a move refused while presses are owed (English: the engine's own).
 _PRESS_FIRST = "must press the launcher first"
 
 
@@ -812,7 +968,11 @@ def load_reminder(session: Session) -> str:
         return ""
     snap = session.snapshot()
     n = int(snap.get("stock_size") or 0) - (1 if snap.get("top") is None else 0)
-    return f"{snap['dealer']}: load the other {n} cards into the launcher (ATK-3)"
+    return ngettext(
+        "{dealer}: load the other {n} card into the launcher (ATK-3)",
+        "{dealer}: load the other {n} cards into the launcher (ATK-3)",
+        n,
+    ).format(dealer=snap["dealer"], n=n)
 
 
 def owed_presses(session: Session, joint: str) -> str:
@@ -824,14 +984,18 @@ def owed_presses(session: Session, joint: str) -> str:
         g = session.game
         pending, aw = g.pending, g.awaiting
         if not pending or not aw or pending[0][0] not in (E.OB_PRESS, E.OB_UNTIL):
-            return "once"
+            return _("once")
         who, rule = aw["by"], str(pending[0][4])
         until = pending[0][0] == E.OB_UNTIL
         n = 1 if until else int(pending[0][2])
-        owes = "until a card comes out" if until else f"{n} more time{'s' * (n != 1)}"
+        owes = (
+            _("until a card comes out")
+            if until
+            else ngettext("{n} more time", "{n} more times", n).format(n=n)
+        )
         done = 0
         try:
-            for _ in range(n):
+            for _i in range(n):
                 g.apply({"by": who, "press": True, "cards": 1 if until else 0})
                 done += 1
             after = g.awaiting or {}
@@ -843,17 +1007,18 @@ def owed_presses(session: Session, joint: str) -> str:
             if done:
                 g.undo(done)
     if over:
-        then = "then the round is over"
+        then = _("then the round is over")
     elif presses_next and after.get("by") and after.get("by") != who:
-        then = f"then {after['by']} presses"  # ATK-18: every player presses once in turn
+        # ATK-18: every player presses once in turn
+        then = _("then {who} presses").format(who=after["by"])
     elif after.get("by") == who and "play" in after.get("verbs", ()):
-        then = f"then {who} plays"
+        then = _("then {who} plays").format(who=who)
     elif rule in _LOSES_TURN:
-        then = f"then {who}'s turn is over"
+        then = _("then {who}'s turn is over").format(who=who)
     elif after.get("by"):
-        then = f"then {after['by']} plays"
+        then = _("then {who} plays").format(who=after["by"])
     else:
-        then = "then play goes on"
+        then = _("then play goes on")
     return f"{owes}{joint}{then} ({rule})"
 
 
@@ -910,18 +1075,22 @@ def overplayed(session: Session, actions: list[dict[str, Any]]) -> str | None:
                 rule = "PP-2"  # the wild counts (a deck option)
             elif g.variant == "attack" and (code in ("WHF", "WAH") or code[1:] == "TH"):
                 rule = "ATK-2"  # the optional edition's cards
-            return (
-                f"{card_name(code)} was played {played} time{'s' * (played != 1)} since the "
-                f"last reshuffle, but the {VARIANT_TITLES[g.variant]} deck has {held} ({rule}): "
-                f"a typo? 'undo' takes it back"
+            return ngettext(
+                "{card} was played {n} time since the last reshuffle, but the {game} deck has "
+                "{held} ({rule}): a typo? 'undo' takes it back",
+                "{card} was played {n} times since the last reshuffle, but the {game} deck has "
+                "{held} ({rule}): a typo? 'undo' takes it back",
+                played,
+            ).format(
+                card=card_name(code), n=played, game=VARIANT_TITLES[g.variant], held=held, rule=rule
             )
     return None
 
 
 def _left_text(value: list[str] | int) -> str:
     if isinstance(value, int):
-        return f"{value} points"
-    return " ".join(card_name(c) for c in value) or "no cards"
+        return ngettext("{n} point", "{n} points", value).format(n=value)
+    return " ".join(card_name(c) for c in value) or _("no cards")
 
 
 def action_text(data: dict[str, Any] | None, variant: str = "") -> str:
@@ -1000,11 +1169,16 @@ def overcounted(session: Session, left: dict[str, list[str] | int]) -> str | Non
     for code in dict.fromkeys(typed):
         seen, held = typed.count(code) + pile.count(code), deck.get(code, 0)
         if seen > held:
-            return (
-                f"{card_name(code)}: {typed.count(code)} typed in the hands and "
-                f"{pile.count(code)} on the discard pile, but the "
-                f"{VARIANT_TITLES[g.variant]} deck has {held} ({_DECK_RULE.get(g.variant)}): "
-                "a typo? 'undo' takes back the count"
+            return _(
+                "{card}: {typed} typed in the hands and {pile} on the discard pile, but the "
+                "{game} deck has {held} ({rule}): a typo? 'undo' takes back the count"
+            ).format(
+                card=card_name(code),
+                typed=typed.count(code),
+                pile=pile.count(code),
+                game=VARIANT_TITLES[g.variant],
+                held=held,
+                rule=_DECK_RULE.get(g.variant),
             )
     return None
 

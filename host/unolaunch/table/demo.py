@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from unolaunch.errors import UnolaunchError
+from unolaunch.i18n import _, ngettext
 from unolaunch.rules import Action, Game
 from unolaunch.table.app import effect_text
 from unolaunch.table.screen import card_name
@@ -124,8 +125,19 @@ class Demo:
             return
         self.beside -= n
         self.sim.control(f"load {inside + n}")
-        more = f" ({self.beside} more wait beside it)" if self.beside else ""
-        self.log(f"  ⟳ {why}: {n} cards loaded into the launcher{more}")
+        if self.beside:
+            text = ngettext(
+                "{why}: {n} card loaded into the launcher ({more} more wait beside it)",
+                "{why}: {n} cards loaded into the launcher ({more} more wait beside it)",
+                n,
+            )
+        else:
+            text = ngettext(
+                "{why}: {n} card loaded into the launcher",
+                "{why}: {n} cards loaded into the launcher",
+                n,
+            )
+        self.log("  ⟳ " + text.format(why=why, n=n, more=self.beside))
 
     def press(self, player: str, want: Arming) -> int:
         """Arm for ``want`` if needed, press the simulated button once, return cards out."""
@@ -141,13 +153,17 @@ class Demo:
         g = self.game
         if self.sim.cards == 0:
             if self.beside:
-                self._top_up("the launcher is empty: the cards beside it go in")
+                self._top_up(_("the launcher is empty: the cards beside it go in"))
             elif not g.stock and len(g.discard) > 1:
                 # ATK-22: the launcher is empty: the discard pile but its top card goes in.
-                self.load(len(g.discard) - 1, "launcher empty (ATK-22), discard pile shuffled in")
+                self.load(
+                    len(g.discard) - 1, _("launcher empty (ATK-22), discard pile shuffled in")
+                )
         before = self.sim.cards
         n = self.push_button(player, presses)
-        ev = self._wait(("eject",), f"the end of {player}'s burst (its 'eject' event)", n=n)
+        ev = self._wait(
+            ("eject",), _("the end of {who}'s burst (its 'eject' event)").format(who=player), n=n
+        )
         cards = int(ev.get("cards") or 0)
         out = self._settle(player, n, before, cards)
         self.presses += 1
@@ -156,7 +172,12 @@ class Demo:
         if isinstance(wanted, int) and wanted > cards and self.sim.cards == 0:
             # The magazine ran dry mid-burst: the firmware stops with a fault (it cannot
             # tell an empty slot from a stuck card), cleared before the next press.
-            self.log(f"  (the launcher ran dry after {cards} of {wanted} cards)")
+            self.log(
+                "  "
+                + _("(the launcher ran dry after {n} of {wanted} cards)").format(
+                    n=cards, wanted=wanted
+                )
+            )
         return out
 
     def _settle(self, player: str, n: Any, before: int, cards: int) -> int:
@@ -180,8 +201,12 @@ class Demo:
                 break
             time.sleep(0.02)
         if extra:
-            s = "s" if extra != 1 else ""
-            self.log(f"  ({extra} more card{s} fell out as the roller stopped: {player}'s)")
+            text = ngettext(
+                "({n} more card fell out as the roller stopped: {who}'s)",
+                "({n} more cards fell out as the roller stopped: {who}'s)",
+                extra,
+            )
+            self.log("  " + text.format(n=extra, who=player))
         return cards + extra
 
     def push_button(self, player: str = "", presses: Any = None) -> Any:
@@ -227,13 +252,17 @@ class Demo:
             self._strays[n] = self._strays.get(n, 0) + int(ev.get("cards") or 0)
         elif name == "foul":
             raise DemoError(
-                f"the simulated launcher refused a press as a foul ({ev.get('reason')}): the "
-                "demo and the launcher disagree about who owes a press (a bug)"
+                _(
+                    "the simulated launcher refused a press as a foul ({reason}): the "
+                    "demo and the launcher disagree about who owes a press (a bug)"
+                ).format(reason=ev.get("reason"))
             )
         elif name == "boot":
             raise DemoError(
-                "the simulated launcher restarted in the middle of the game (its firmware "
-                "crashed or was reset)"
+                _(
+                    "the simulated launcher restarted in the middle of the game (its firmware "
+                    "crashed or was reset)"
+                )
             )
 
     def _barrier(self) -> dict[str, Any]:
@@ -258,8 +287,10 @@ class Demo:
             )
             if ev is None:
                 raise DemoStalled(
-                    f"the simulated launcher sent no {what} within {timeout:g} s, and the demo "
-                    "cannot go on without it (a bug in the demo or the simulator)"
+                    _(
+                        "the simulated launcher sent no {what} within {seconds} s, and the demo "
+                        "cannot go on without it (a bug in the demo or the simulator)"
+                    ).format(what=what, seconds=f"{timeout:g}")
                 )
             self._note(ev)
             if ev.get("event") in names and (n is None or ev.get("n") == n):
@@ -287,8 +318,15 @@ class Demo:
             cards = self.press(action.by, want)
             effects = g.apply(dict(action.to_dict(), cards=cards))
             left = self.sim.cards
-            out = "no card" if cards == 0 else f"{cards} card{'s' if cards != 1 else ''}"
-            self.log(f"  {action.by} presses the launcher → {out} out ({left} left inside)")
+            if cards == 0:
+                text = _("{who} presses the launcher → no card out ({left} left inside)")
+            else:
+                text = ngettext(
+                    "{who} presses the launcher → {n} card out ({left} left inside)",
+                    "{who} presses the launcher → {n} cards out ({left} left inside)",
+                    cards,
+                )
+            self.log("  " + text.format(who=action.by, n=cards, left=left))
             effects = [e for e in effects if e.kind not in ("draw", "press")]
             pressed = (action.by, cards)
         else:
@@ -313,12 +351,13 @@ class Demo:
             while not g.round_over:
                 self.step()
                 if self.actions > 50_000:
-                    raise DemoError("the demo game did not end after 50,000 actions (a bug)")
+                    raise DemoError(_("the demo game did not end after 50,000 actions (a bug)"))
             snap = g.snapshot()
             scores = ", ".join(f"{p} {snap['scores'][p]}" for p in g.players)
             self.log(
-                f"Round {rounds}: {snap['round_winner']} goes out and scores "
-                f"{snap['round_points']} — {scores}"
+                _("Round {n}: {who} goes out and scores {points} — {scores}").format(
+                    n=rounds, who=snap["round_winner"], points=snap["round_points"], scores=scores
+                )
             )
             if self.watch is not None:
                 self.watch(self, None)
@@ -343,16 +382,26 @@ class Demo:
         self.uno_said = set()
         snap = g.snapshot()
         self.log(
-            f"Round {n} — {snap['dealer']} deals {g.deal_size} cards each; "
-            f"start card {card_name(str(snap['top']))}"
+            ngettext(
+                "Round {n} — {dealer} deals {size} card each; start card {card}",
+                "Round {n} — {dealer} deals {size} cards each; start card {card}",
+                g.deal_size,
+            ).format(n=n, dealer=snap["dealer"], size=g.deal_size, card=card_name(str(snap["top"])))
         )
-        self.load(len(g.stock), "the rest of the deck goes into the launcher")
+        self.load(len(g.stock), _("the rest of the deck goes into the launcher"))
         want = arming_for(g)
         if want is not None and snap.get("owed"):
             # ATK-4: a Hit 2 turned up: the first player presses twice (the engine notes
             # no effect for the deal itself)
-            times = "once" if want.presses == 1 else f"{want.presses} times"
-            self.log(f"  {want.player} must press the launcher {times} (ATK-4)")
+            if want.presses == 1:
+                text = _("{who} must press the launcher once (ATK-4)")
+            else:
+                text = ngettext(
+                    "{who} must press the launcher {n} time (ATK-4)",
+                    "{who} must press the launcher {n} times (ATK-4)",
+                    want.presses,
+                )
+            self.log("  " + text.format(who=want.player, n=want.presses))
         if self.watch is not None:
             self.watch(self, None)
 
@@ -376,15 +425,29 @@ def run_demo(
     from unolaunch.sim import make_launcher
 
     if not 2 <= players <= len(NAMES):
-        raise UnolaunchError(f"--players must be 2 to {len(NAMES)}, not {players}")
+        raise UnolaunchError(
+            _("--players must be 2 to {most}, not {n}").format(most=len(NAMES), n=players)
+        )
     if magazine is not None and magazine < 1:
-        raise UnolaunchError(f"--magazine must be at least 1 card, not {magazine}")
+        raise UnolaunchError(_("--magazine must be at least 1 card, not {n}").format(n=magazine))
     rng = random.Random(seed)
     options = {"target": target} if target else {}
     game = Game.new("attack", list(NAMES[:players]), options=options, rng=rng)
     bots = [make_bot(bot, random.Random(rng.getrandbits(32))) for _ in range(players)]
-    where = "an emulated RP2040" if board == "rp2040" else "MicroPython"
-    log(f"Starting the simulated launcher: the real firmware in {where}, behind a serial port…")
+    if board == "rp2040":
+        log(
+            _(
+                "Starting the simulated launcher: the real firmware in an emulated RP2040, "
+                "behind a serial port…"
+            )
+        )
+    else:
+        log(
+            _(
+                "Starting the simulated launcher: the real firmware in MicroPython, behind a "
+                "serial port…"
+            )
+        )
     # the unix board seeds the pattern at every boot; both get the protocol's seed below
     board_seed = seed if board == "unix" else None
     with make_launcher(board, rp2_dir=rp2_dir, cards=0, seed=board_seed) as sim:
@@ -394,13 +457,20 @@ def run_demo(
             client.seed(seed)
             client.config_set(dict(DEMO_CONFIG))
             log(
-                f"Launcher on {sim.port}: firmware {info.get('firmware')}, protocol "
-                f"{info.get('protocol')}, board {info.get('board')}; tuned for the demo: "
-                "motor at full duty, no ramp, 300 ms jam timeout"
+                _(
+                    "Launcher on {port}: firmware {firmware}, protocol {protocol}, board "
+                    "{board}; tuned for the demo: motor at full duty, no ramp, 300 ms jam timeout"
+                ).format(
+                    port=sim.port,
+                    firmware=info.get("firmware"),
+                    protocol=info.get("protocol"),
+                    board=info.get("board"),
+                )
             )
             log(
-                f"{players} bots play UNO Attack to {game.target} points (seed {seed}): "
-                f"{', '.join(game.players)}"
+                _("{n} bots play UNO Attack to {target} points (seed {seed}): {names}").format(
+                    n=players, target=game.target, seed=seed, names=", ".join(game.players)
+                )
             )
             demo = Demo(client, sim, game, bots, log, magazine=magazine)
             demo.watch = watch

@@ -43,10 +43,13 @@ from typing import Any
 import platformdirs
 
 from unolaunch.errors import UnolaunchError
+from unolaunch.i18n import _
 
 DATA_DIR_ENV = "UNOLAUNCH_DATA_DIR"
 DB_NAME = "games.sqlite3"
-SCHEMA_VERSION = 1
+#: 1: the first games file; 2: ``games.lang``, the table's language (issue 25). A file of
+#: an older format is brought up to date when opened for writing (:func:`_migrate`).
+SCHEMA_VERSION = 2
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -62,7 +65,8 @@ CREATE TABLE IF NOT EXISTS games (
     status TEXT NOT NULL,           -- playing | finished | abandoned
     round INTEGER NOT NULL DEFAULT 1,
     scores TEXT NOT NULL,           -- JSON object
-    winner TEXT
+    winner TEXT,
+    lang TEXT                       -- the table's language (en, is...), format 2
 );
 CREATE TABLE IF NOT EXISTS entries (
     game_id INTEGER NOT NULL REFERENCES games(id),
@@ -91,6 +95,19 @@ CREATE TABLE IF NOT EXISTS links (  -- each player's web join secret (Journal.we
 
 # SQLite's primary result codes (sqlite3.Error.sqlite_errorcode & 0xFF).
 _BUSY, _LOCKED, _READONLY, _IOERR, _CORRUPT, _FULL, _CANTOPEN, _NOTADB = 5, 6, 8, 10, 11, 13, 14, 26
+
+
+#: Columns added to ``games`` after format 1, with their SQL type (see :func:`_migrate`).
+_ADDED_COLUMNS = {"lang": "TEXT"}
+
+
+def _migrate(db: sqlite3.Connection) -> None:
+    """Bring a games file of an older format up to date: the columns added since are
+    added (empty for the games already there; every older reader ignores them)."""
+    have = {str(r[1]) for r in db.execute("PRAGMA table_info(games)")}
+    for column, kind in _ADDED_COLUMNS.items():
+        if column not in have:
+            db.execute(f"ALTER TABLE games ADD COLUMN {column} {kind}")
 
 
 def data_dir(override: str | os.PathLike[str] | None = None) -> Path:
@@ -137,44 +154,63 @@ def storage_error(exc: sqlite3.Error, path: Path) -> UnolaunchError:
     folder = path.parent
     if primary == _FULL or "disk is full" in text:
         return UnolaunchError(
-            f"the disk holding {folder} is full (SQLite: {text}); free some space and "
-            "try again — the games already saved are intact"
+            _(
+                "the disk holding {folder} is full (SQLite: {text}); free some space and try "
+                "again — the games already saved are intact"
+            ).format(folder=folder, text=text)
         )
     unwritable = not _writable(folder) or (path.exists() and not _writable(path))
     if primary == _READONLY or "readonly" in text or (primary == _CANTOPEN and unwritable):
-        elsewhere = f"use another folder with --data-dir or ${DATA_DIR_ENV}"
+        elsewhere = _("use another folder with --data-dir or ${env}").format(env=DATA_DIR_ENV)
         if _read_only_disk(folder):
             return UnolaunchError(
-                f"the games folder {folder} is on a read-only disk (SQLite: {text}); "
-                f"make that disk writable (remount it, unlock the card) or {elsewhere}"
+                _(
+                    "the games folder {folder} is on a read-only disk (SQLite: {text}); make "
+                    "that disk writable (remount it, unlock the card) or {elsewhere}"
+                ).format(folder=folder, text=text, elsewhere=elsewhere)
             )
         target = folder if not _writable(folder) else path
-        what = "folder" if target == folder else "file"
-        return UnolaunchError(
-            f"the games {what} {target} is read-only (SQLite: {text}); make it writable "
-            f"(e.g. chmod u+w '{target}') or {elsewhere}"
-        )
+        if target == folder:
+            text = _(
+                "the games folder {target} is read-only (SQLite: {text}); make it writable (e.g. "
+                "chmod u+w '{target}') or {elsewhere}"
+            )
+        else:
+            text = _(
+                "the games file {target} is read-only (SQLite: {text}); make it writable (e.g. "
+                "chmod u+w '{target}') or {elsewhere}"
+            )
+        return UnolaunchError(text.format(target=target, text=str(exc), elsewhere=elsewhere))
     decode = "Could not decode" in text
     if primary in (_CORRUPT, _NOTADB) or decode or "malformed" in text:
-        detail = "a stored text is not valid UTF-8" if decode else text
         column = re.search(r"column '(\w+)'", text) if decode else None
         if column:
-            detail += f", in column {column.group(1)}"
+            detail = _("a stored text is not valid UTF-8, in column {column}").format(
+                column=column.group(1)
+            )
+        else:
+            detail = _("a stored text is not valid UTF-8") if decode else text
         return damaged(path, detail)
     if primary == _IOERR:
         return UnolaunchError(
-            f"the disk holding {path} fails to read or write (SQLite: {text}); check the "
-            "disk (still plugged in? errors in the system log?), then try again"
+            _(
+                "the disk holding {path} fails to read or write (SQLite: {text}); check the disk "
+                "(still plugged in? errors in the system log?), then try again"
+            ).format(path=path, text=text)
         )
     if primary in (_BUSY, _LOCKED):
         return UnolaunchError(
-            f"the games file {path} is held by another program (SQLite: {text}); close "
-            "it (another unolaunch, an SQLite browser) and try again"
+            _(
+                "the games file {path} is held by another program (SQLite: {text}); close it "
+                "(another unolaunch, an SQLite browser) and try again"
+            ).format(path=path, text=text)
         )
     if primary == _CANTOPEN:
         return UnolaunchError(
-            f"cannot open the games file {path} (SQLite: {text}); check that it is a file "
-            f"you may read and write, or use another folder with --data-dir or ${DATA_DIR_ENV}"
+            _(
+                "cannot open the games file {path} (SQLite: {text}); check that it is a file you "
+                "may read and write, or use another folder with --data-dir or ${env}"
+            ).format(path=path, text=text, env=DATA_DIR_ENV)
         )
     return UnolaunchError(f"cannot use the games file {path} (SQLite: {text})")
 
@@ -182,10 +218,12 @@ def storage_error(exc: sqlite3.Error, path: Path) -> UnolaunchError:
 def damaged(path: Path, detail: str) -> UnolaunchError:
     """The games file is damaged: say so, and how to go on without losing its games."""
     return UnolaunchError(
-        f"the games file {path} is damaged and unreadable in places ({detail}); to go on "
-        f"without losing its games, move it aside with 'unolaunch history --recover': it "
-        f"keeps the file as '{path.name}.bad' and copies every game it can still read into "
-        "a fresh one"
+        _(
+            "the games file {path} is damaged and unreadable in places ({detail}); to go on "
+            "without losing its games, move it aside with 'unolaunch history --recover': it "
+            "keeps the file as '{name}.bad' and copies every game it can still read into a fresh "
+            "one"
+        ).format(path=path, detail=detail, name=path.name)
     )
 
 
@@ -207,6 +245,7 @@ class GameRecord:
     scores: dict[str, int]
     winner: str | None
     actions: int  # entries stored (actions and undos)
+    lang: str | None = None  # the table's language (None: a game from before issue 25)
 
 
 @dataclass(frozen=True)
@@ -236,8 +275,10 @@ class Journal:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise UnolaunchError(
-                f"cannot create the games folder {self.path.parent} ({exc.strerror}); "
-                f"set {DATA_DIR_ENV} or --data-dir to a writable folder"
+                _(
+                    "cannot create the games folder {folder} ({error}); set {env} or --data-dir "
+                    "to a writable folder"
+                ).format(folder=self.path.parent, error=exc.strerror, env=DATA_DIR_ENV)
             ) from None
         try:
             self._db = sqlite3.connect(
@@ -248,11 +289,15 @@ class Journal:
             version = self._db.execute("PRAGMA user_version").fetchone()[0]
             if version > SCHEMA_VERSION:
                 raise UnolaunchError(
-                    f"the games file {self.path} was written by a newer unolaunch "
-                    f"(format {version}); upgrade unolaunch to use it"
+                    _(
+                        "the games file {path} was written by a newer unolaunch (format "
+                        "{version}); upgrade unolaunch to use it"
+                    ).format(path=self.path, version=version)
                 )
             self._db.executescript(_SCHEMA)
+            _migrate(self._db)
             self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            self._columns = {str(r[1]) for r in self._db.execute("PRAGMA table_info(games)")}
             # Damaged pages: say so before a game is written into them (quick_check reads
             # every page; a few milliseconds for a file of a thousand games).
             problems = [str(r[0]) for r in self._db.execute("PRAGMA quick_check(3)")]
@@ -263,7 +308,10 @@ class Journal:
         if problems != ["ok"]:
             self._db.close()
             check = " ".join(problems[0].replace("*** in database main ***", "").split())
-            raise damaged(self.path, f"database disk image is malformed; SQLite's check: {check}")
+            raise damaged(
+                self.path,
+                _("database disk image is malformed; SQLite's check: {check}").format(check=check),
+            )
 
     def _open_read_only(self) -> None:
         # mode=rw, not ro: never creates the file; and only a connection that may write can
@@ -283,12 +331,16 @@ class Journal:
                 self._db.close()
                 self._db = sqlite3.connect(":memory:", check_same_thread=False)
                 self._db.executescript(_SCHEMA)
+            # an older format is read as it is (nothing is written): its games have no lang
+            self._columns = {str(r[1]) for r in self._db.execute("PRAGMA table_info(games)")}
         except sqlite3.Error as exc:
             raise storage_error(exc, self.path) from None
         if version > SCHEMA_VERSION:
             raise UnolaunchError(
-                f"the games file {self.path} was written by a newer unolaunch "
-                f"(format {version}); upgrade unolaunch to use it"
+                _(
+                    "the games file {path} was written by a newer unolaunch (format {version}); "
+                    "upgrade unolaunch to use it"
+                ).format(path=self.path, version=version)
             )
 
     @classmethod
@@ -340,13 +392,14 @@ class Journal:
         seed: int,
         port: str | None = None,
         dealer: str | None = None,
+        lang: str | None = None,
     ) -> int:
-        """Store a new game's set-up; returns its id."""
+        """Store a new game's set-up (``lang``: the table's language); returns its id."""
         now = _now()
         with self._tx() as db:
             cur = db.execute(
                 "INSERT INTO games (variant, players, options, seed, port, dealer, created,"
-                " updated, status, scores) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'playing', ?)",
+                " updated, status, scores, lang) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'playing', ?, ?)",
                 (
                     variant,
                     json.dumps(list(players)),
@@ -357,6 +410,7 @@ class Journal:
                     now,
                     now,
                     json.dumps(dict.fromkeys(players, 0)),
+                    lang,
                 ),
             )
             game_id = cur.lastrowid
@@ -399,7 +453,7 @@ class Journal:
 
         Refused with :class:`JournalConflict` (nothing stored) when the game has entries
         this Journal has not seen: another process wrote to it since."""
-        for kind, _ in items:
+        for kind, _data in items:
             if kind not in ("action", "undo", "deal", "note"):
                 raise ValueError(f"unknown journal entry kind {kind!r}")
         now = _now()
@@ -411,9 +465,11 @@ class Journal:
             seen = self._seen.get(game_id)
             if seen is not None and seq != seen:
                 raise JournalConflict(
-                    f"game {game_id} was changed by another unolaunch (it now has "
-                    f"{seq} entries, this one saw {seen}); nothing more was saved here — "
-                    f"continue in one place only: 'unolaunch play --resume {game_id}'"
+                    _(
+                        "game {game_id} was changed by another unolaunch (it now has {seq} "
+                        "entries, this one saw {seen}); nothing more was saved here — continue "
+                        "in one place only: 'unolaunch play --resume {game_id}'"
+                    ).format(game_id=game_id, seq=seq, seen=seen)
                 )
             for kind, data in items:
                 seq += 1
@@ -449,7 +505,12 @@ class Journal:
             except (ValueError, TypeError):
                 data = None
             if not isinstance(data, dict):
-                raise damaged(self.path, f"entry {s} of game {game_id} is not a valid record")
+                raise damaged(
+                    self.path,
+                    _("entry {entry} of game {game} is not a valid record").format(
+                        entry=s, game=game_id
+                    ),
+                )
             out.append(Entry(int(s), str(k), data, str(a)))
         return out
 
@@ -459,14 +520,17 @@ class Journal:
                 "SELECT g.id, variant, players, options, seed, port, dealer, created, updated,"
                 " status,"
                 " round, scores, winner,"
-                " (SELECT COUNT(*) FROM entries e WHERE e.game_id = g.id)"
+                " (SELECT COUNT(*) FROM entries e WHERE e.game_id = g.id),"
+                f" {'lang' if 'lang' in self._columns else 'NULL'}"
                 f" FROM games g {where}",
                 args,
             ).fetchall()
         try:
             return [self._record(r) for r in rows]
         except (ValueError, TypeError, KeyError) as exc:
-            raise damaged(self.path, f"a game's stored set-up is not valid ({exc})") from None
+            raise damaged(
+                self.path, _("a game's stored set-up is not valid ({error})").format(error=exc)
+            ) from None
 
     @staticmethod
     def _record(r: Any) -> GameRecord:
@@ -485,6 +549,7 @@ class Journal:
             scores=json.loads(r[11]),
             winner=r[12],
             actions=int(r[13]),
+            lang=r[14] if isinstance(r[14], str) else None,
         )
 
     def games(self) -> list[GameRecord]:
@@ -496,9 +561,15 @@ class Journal:
         found = self._records("WHERE g.id = ?", (game_id,))
         if not found:
             known = [g.id for g in self.games()[:10]]
-            hint = f"known games: {', '.join(map(str, known))}" if known else "no games yet"
+            hint = (
+                _("known games: {games}").format(games=", ".join(map(str, known)))
+                if known
+                else _("no games yet")
+            )
             raise UnolaunchError(
-                f"no game {game_id} in {self.path} ({hint}); 'unolaunch history' lists them"
+                _("no game {game_id} in {path} ({hint}); 'unolaunch history' lists them").format(
+                    game_id=game_id, path=self.path, hint=hint
+                )
             )
         return found[0]
 
@@ -541,10 +612,10 @@ class Journal:
         A game whose log cannot be read to its end keeps the entries before the damage."""
         path = data_dir(directory) / DB_NAME
         if not path.exists():
-            raise UnolaunchError(f"there is no games file to recover ({path})")
+            raise UnolaunchError(_("there is no games file to recover ({path})").format(path=path))
         bad = path.with_name(path.name + ".bad")
         if bad.exists():
-            raise UnolaunchError(f"{bad} is there already: move it away first")
+            raise UnolaunchError(_("{path} is there already: move it away first").format(path=bad))
         fresh = path.with_name(path.name + ".recovering")
         fresh.unlink(missing_ok=True)
         src = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True)
@@ -559,7 +630,9 @@ class Journal:
                 ids = []
             for gid in ids:
                 try:
-                    row = src.execute("SELECT * FROM games WHERE id = ?", (gid,)).fetchone()
+                    cur = src.execute("SELECT * FROM games WHERE id = ?", (gid,))
+                    row = cur.fetchone()
+                    names = [str(d[0]) for d in cur.description]  # a file of an older format
                 except sqlite3.Error:
                     lost += 1
                     continue
@@ -585,7 +658,10 @@ class Journal:
                         )
                     ]
                 dst.execute("BEGIN")
-                dst.execute(f"INSERT INTO games VALUES ({', '.join('?' * len(row))})", row)
+                dst.execute(
+                    f"INSERT INTO games ({', '.join(names)}) VALUES ({', '.join('?' * len(row))})",
+                    row,
+                )
                 dst.executemany("INSERT INTO entries VALUES (?, ?, ?, ?, ?)", entries)
                 dst.executemany("INSERT INTO links VALUES (?, ?, ?, ?)", links)
                 dst.execute("COMMIT")
@@ -600,6 +676,12 @@ class Journal:
                 part.rename(path.with_name(bad.name + suffix))
         fresh.rename(path)
         return saved, lost, bad
+
+    def set_lang(self, game_id: int, lang: str) -> None:
+        """Keep ``lang`` as the language game ``game_id`` is played in (``play --resume
+        --lang``): a later ``--resume`` without ``--lang`` speaks it."""
+        with self._tx() as db:
+            db.execute("UPDATE games SET lang = ? WHERE id = ?", (lang, game_id))
 
     def set_status(self, game_id: int, status: str) -> None:
         """Set a game's status (``abandoned``: closed unfinished); the next entry appended
@@ -630,9 +712,11 @@ class Journal:
             if row is not None and _holds(int(row[0]), str(row[1]), str(row[2]), str(row[3])):
                 pid, since = int(row[0]), str(row[4])
                 raise GameInUse(
-                    f"game {game_id} is already open in another unolaunch (process {pid}, "
-                    f"since {since} UTC); one game is played in one place: go on there, or "
-                    f"quit it there first (if it hangs: kill {pid})"
+                    _(
+                        "game {game_id} is already open in another unolaunch (process {pid}, "
+                        "since {since} UTC); one game is played in one place: go on there, or "
+                        "quit it there first (if it hangs: kill {pid})"
+                    ).format(game_id=game_id, pid=pid, since=since)
                 )
             db.execute(
                 "INSERT OR REPLACE INTO claims (game_id, pid, host, pstart, token, since)"

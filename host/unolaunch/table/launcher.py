@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from unolaunch.errors import UnolaunchError
+from unolaunch.i18n import N_, _, ngettext
 from unolaunch.rules import IllegalMoveError
 from unolaunch.table.app import effect_text
 from unolaunch.table.session import Arming, Session
@@ -27,29 +28,89 @@ from unolaunch.table.session import Arming, Session
 #: notify(notice, warning): a line for the log and the warning to show ("" clears it).
 Notify = Callable[[str | None, str | None], None]
 
+#: What to do about each fault (translated where shown; {player}, {stock} filled in).
 FAULT_HELP = {
-    "jam": "the launcher stopped: no card came out with the motor running. A stuck card: "
-    "pull it out and give it to the player who pressed ('fix NAME N'); empty: load the "
-    "discard pile except its top card (ATK-22). Then type 'clear'",
+    "jam": N_(
+        "the launcher stopped: no card came out with the motor running. A stuck card: "
+        "pull it out and give it to the player who pressed ('fix NAME N'); empty: load the "
+        "discard pile except its top card (ATK-22). Then type 'clear'"
+    ),
     # a jam seen by the sensor: the card in the beam leaves through it and is credited
-    "jam:blocked": "a card is stuck in the launcher's mouth: pull it out — it is {player}'s "
-    "(the table gives it to {player} when the sensor sees it leave) — then type 'clear'",
+    "jam:blocked": N_(
+        "a card is stuck in the launcher's mouth: pull it out — it is {player}'s "
+        "(the table gives it to {player} when the sensor sees it leave) — then type 'clear'"
+    ),
     # no card and the beam clear: the firmware cannot tell a card stuck inside from an empty
     # magazine on the first such burst; the table counts what is inside
-    "jam:clear": "no card came out and the sensor's beam is clear: the launcher may be empty "
-    "(the table counts {stock} cards inside; if so, load the discard pile except its top card, "
-    "ATK-22) or a card is stuck inside (take it out and give it to {player}: 'fix {player} "
-    "N'). Then type 'clear'",
-    "empty": "the launcher is empty: shuffle the discard pile except its top card into the "
-    "launcher (ATK-22), then type 'clear'",
-    "motor_timeout": "the motor ran too long without finishing: check the gears and the "
-    "cards, then type 'clear'",
-    "config": "the launcher's configuration is broken: run 'unolaunch selftest', then type 'clear'",
+    "jam:clear": N_(
+        "no card came out and the sensor's beam is clear: the launcher may be empty "
+        "(the table counts {stock} cards inside; if so, load the discard pile except its top "
+        "card, ATK-22) or a card is stuck inside (take it out and give it to {player}: 'fix "
+        "{player} N'). Then type 'clear'"
+    ),
+    "empty": N_(
+        "the launcher is empty: shuffle the discard pile except its top card into the "
+        "launcher (ATK-22), then type 'clear'"
+    ),
+    "motor_timeout": N_(
+        "the motor ran too long without finishing: check the gears and the cards, then type 'clear'"
+    ),
+    "config": N_(
+        "the launcher's configuration is broken: run 'unolaunch selftest', then type 'clear'"
+    ),
 }
 
 
-#: The line of a foul (ATK-26) in the log and the journal's note (counted on --resume).
-FOUL_NOTICE = "foul: a press nobody owes"
+#: The line of a foul (ATK-26) in the log and the journal's note (counted on --resume: the
+#: note is marked ``foul``; a journal from before issue 25 has this English line).
+FOUL_NOTICE = N_("foul: a press nobody owes")
+
+
+#: The launcher's fault codes (protocol words) as the table names them.
+_FAULT_NAMES = {
+    # TRANSLATORS: the launcher's fault codes, shown as "FAULT: jam"; translate freely.
+    "jam": N_("jam"),
+    "empty": N_("empty"),
+    "motor_timeout": N_("motor_timeout"),
+    "config": N_("config"),
+    "fault": N_("fault"),
+}
+
+
+def press_outcome(notice: str, player: str) -> str | None:
+    """What a launcher notice says became of ``player``'s press, in whatever language the
+    table said it: ``fired``, ``foul`` (ATK-26), ``ignored`` (pressed while firing),
+    ``fault`` (refused: the launcher is stopped), or None (another notice). For a front end
+    that pressed the button for a player and waits for the outcome (the web pages)."""
+    from unolaunch.i18n import LANGUAGES, PSEUDO, use
+
+    for lang in (*LANGUAGES, PSEUDO):
+        with use(lang):
+            fired = {
+                ngettext("{who} presses: {n} card out", "{who} presses: {n} cards out", n)
+                .format(who=player, n="\0")
+                .split("\0")[0]
+                for n in (1, 2, 5, 11, 21)
+            }
+            if any(notice.startswith(head) for head in fired):
+                return "fired"
+            if notice == _(FOUL_NOTICE):
+                return "foul"
+            if notice == _("press while firing: ignored"):
+                return "ignored"
+            if notice == _("press refused: the launcher is in a fault"):
+                return "fault"
+    return None
+
+
+def fault_name(code: str) -> str:
+    """A launcher fault code (``jam``, ``empty``...) in the table's language."""
+    return _(_FAULT_NAMES[code]) if code in _FAULT_NAMES else code
+
+
+def is_foul_note(data: Mapping[str, Any]) -> bool:
+    """Whether a journal note is a foul's (ATK-26), whatever language it was said in."""
+    return bool(data.get("foul")) or data.get("notice") == FOUL_NOTICE
 
 
 def event_dict(ev: Any) -> dict[str, Any]:
@@ -137,7 +198,7 @@ class LinkedLauncher:
             if isinstance(mark, Mapping) and mark.get("event") == "eject" and last.get("press"):
                 presses += 1
                 cards += int(last.get("cards") or 0)
-            elif e.kind == "note" and e.data.get("notice") == FOUL_NOTICE:
+            elif e.kind == "note" and is_foul_note(e.data):
                 fouls += 1
             if e.kind == "action":
                 last = e.data
@@ -171,20 +232,24 @@ class LinkedLauncher:
             since = max(since or 0, prev[1])
         if since is None and mark is not None:
             self.notify(
-                "the launcher restarted while unolaunch was away",
-                "the launcher restarted while unolaunch was not running, and its record of "
-                "presses went with it: if anyone pressed it meanwhile, give them the cards "
-                "that came out with 'fix NAME N'",
+                _("the launcher restarted while unolaunch was away"),
+                _(
+                    "the launcher restarted while unolaunch was not running, and its record of "
+                    "presses went with it: if anyone pressed it meanwhile, give them the cards "
+                    "that came out with 'fix NAME N'"
+                ),
             )
         elif since is not None:
             try:
                 missed = client.events_since(since)
             except EventLogGone as exc:
                 self.notify(
-                    "the launcher's log does not reach back",
-                    f"more happened while unolaunch was away than the launcher keeps (its "
-                    f"log starts at event {exc.oldest}): count the cards each player got "
-                    "meanwhile and correct the hands with 'fix NAME N'",
+                    _("the launcher's log does not reach back"),
+                    _(
+                        "more happened while unolaunch was away than the launcher keeps (its "
+                        "log starts at event {event}): count the cards each player got "
+                        "meanwhile and correct the hands with 'fix NAME N'"
+                    ).format(event=exc.oldest),
                 )
             except UnolaunchError as exc:
                 self._trouble(exc)
@@ -209,10 +274,23 @@ class LinkedLauncher:
         parts = []
         for player, outs in caught.items():
             n = len(outs)
-            times = {1: "once", 2: "twice"}.get(n, f"{n} times")
+            if n == 1:
+                times = _("once")
+            elif n == 2:
+                times = _("twice")
+            else:
+                times = ngettext("{n} time", "{n} times", n).format(n=n)
             cards = sum(outs)
-            parts.append(f"{player} pressed {times}: {cards} card{'s' if cards != 1 else ''} out")
-        self.notify("while unolaunch was not running, " + "; ".join(parts), "")
+            parts.append(
+                ngettext(
+                    "{who} pressed {times}: {n} card out",
+                    "{who} pressed {times}: {n} cards out",
+                    cards,
+                ).format(who=player, times=times, n=cards)
+            )
+        self.notify(
+            _("while unolaunch was not running, {presses}").format(presses="; ".join(parts)), ""
+        )
 
     def _on_link_event(self, ev: dict[str, Any]) -> None:
         if ev.get("event") == "link" and ev.get("state") == "lost":
@@ -224,29 +302,40 @@ class LinkedLauncher:
                 # a burst was running: its cards flew out, its eject never comes (the
                 # board lost power with the cable); only the table can count them
                 self.notify(
-                    f"lost the launcher during {who}'s burst",
-                    f"the launcher was unplugged while {who}'s burst ran: count the cards that "
-                    f"came out and give them to {who} with 'fix {who} N'; then plug it back in "
-                    "(it is re-armed by itself)",
+                    _("lost the launcher during {who}'s burst").format(who=who),
+                    _(
+                        "the launcher was unplugged while {who}'s burst ran: count the cards "
+                        "that came out and give them to {who} with 'fix {who} N'; then plug it "
+                        "back in (it is re-armed by itself)"
+                    ).format(who=who),
                 )
                 return
             self.notify(
-                "lost the launcher",
-                "the launcher is disconnected: plug it back in (it is re-armed by itself); "
-                "meanwhile a press can be typed as 'press N' (N = cards that came out)",
+                _("lost the launcher"),
+                _(
+                    "the launcher is disconnected: plug it back in (it is re-armed by itself); "
+                    "meanwhile a press can be typed as 'press N' (N = cards that came out)"
+                ),
             )
 
     # ------------------------------------------------------------------ arming
-    def status(self) -> str:
-        """One line for the screen."""
+    def status(self, inside: bool = True) -> str:
+        """One line for the screen (with the simulated launcher's count of cards inside
+        unless ``inside`` is false)."""
         if not self.connected:
-            return "disconnected — plug it back in; meanwhile type presses as 'press N'"
+            return _("disconnected — plug it back in; meanwhile type presses as 'press N'")
         if self.fault:
-            return f"FAULT: {self.fault} — fix it, then type 'clear' · {self.next_press()}"
-        where = "simulated" if self.sim is not None else self.port
+            return _("FAULT: {fault} — fix it, then type 'clear' · {next}").format(
+                fault=fault_name(self.fault), next=self.next_press()
+            )
+        where = _("simulated") if self.sim is not None else self.port
         state = _arming_text(self.armed)
-        left = f" · {self.sim.cards} cards inside" if self.sim is not None else ""
-        return f"{where} · {state}{left}"
+        if self.sim is not None and inside:
+            n = int(self.sim.cards)
+            return ngettext(
+                "{where} · {state} · {n} card inside", "{where} · {state} · {n} cards inside", n
+            ).format(where=where, state=state, n=n)
+        return f"{where} · {state}"
 
     def sync(self) -> None:
         """Arm for exactly what the game awaits, or disarm (only when it changed); a
@@ -289,13 +378,24 @@ class LinkedLauncher:
         owed = want is not None and (want.mode == "until_card" or self.session.presses_owed() > 0)
         if want is not None and owed:
             n = want.presses
-            until = " (until a card comes out)" if want.mode == "until_card" else ""
-            return f"{want.player} presses next: {n} press{'es' if n != 1 else ''} left{until}"
+            if want.mode == "until_card":
+                text = ngettext(
+                    "{who} presses next: {n} press left (until a card comes out)",
+                    "{who} presses next: {n} presses left (until a card comes out)",
+                    n,
+                )
+            else:
+                text = ngettext(
+                    "{who} presses next: {n} press left", "{who} presses next: {n} presses left", n
+                )
+            return text.format(who=want.player, n=n)
         aw = self.session.snapshot().get("awaiting") or {}
         if aw:
-            verbs = " or ".join(aw.get("verbs", []))
-            return f"{'next' if want else 'no press owed'}: {aw.get('by')} is to {verbs}"
-        return "no press owed"
+            verbs = _verbs_text(aw.get("verbs", []))
+            if want:
+                return _("next: {who} is to {verbs}").format(who=aw.get("by"), verbs=verbs)
+            return _("no press owed: {who} is to {verbs}").format(who=aw.get("by"), verbs=verbs)
+        return _("no press owed")
 
     def working(self) -> bool:
         """Connected and not in a fault (else presses are typed with their count)."""
@@ -305,8 +405,8 @@ class LinkedLauncher:
         """``press`` typed at the keyboard."""
         if self.sim is not None:
             self.sim.control("press")
-            return "  · (the simulated launcher's button is pressed)"
-        return (
+            return "  · " + _("(the simulated launcher's button is pressed)")
+        return _(
             "press the launcher's button — or, if it is out of order, type the press with "
             "its cards, e.g. 'press 2'"
         )
@@ -318,11 +418,11 @@ class LinkedLauncher:
                 self.client.stop()
             except UnolaunchError as exc:
                 self._trouble(exc)
-                return f"could not reach the launcher: {exc}"
+                return _("could not reach the launcher: {error}").format(error=exc)
             self.fault = None
             self.armed = None
         self.sync()
-        return "  · launcher fault cleared"
+        return "  · " + _("launcher fault cleared")
 
     def close(self) -> None:
         """Disarm, stop listening and close the port."""
@@ -365,8 +465,10 @@ class LinkedLauncher:
             self.armed = None
         self.notify(
             None,
-            f"launcher disconnected ({exc}): plug it back in; until then type presses as "
-            "'press N' (N = cards that came out)",
+            _(
+                "launcher disconnected ({error}): plug it back in; until then type presses as "
+                "'press N' (N = cards that came out)"
+            ).format(error=exc),
         )
 
     def _reconnect(self) -> None:
@@ -385,7 +487,7 @@ class LinkedLauncher:
                 self.armed = None
             self.catch_up()
             self.sync()
-            self.notify("launcher reconnected", "")
+            self.notify(_("launcher reconnected"), "")
             return
 
     def handle(self, ev: dict[str, Any]) -> None:
@@ -428,13 +530,13 @@ class LinkedLauncher:
                 armed = getattr(self.client, "armed", None)
                 self.armed = restored = _arming_of(armed) if isinstance(armed, Mapping) else None
             self.sync()
-            message = str(ev.get("message") or "launcher reconnected")
+            message = str(ev.get("message") or _("launcher reconnected"))
             with self._lock:
                 now = self.armed
             if now != restored:
                 # the game moved on while the cable was out (presses typed by hand): the
                 # client's "re-armed X" names what it had, not what the table armed just now
-                summary = str(ev.get("summary") or "launcher reconnected")
+                summary = str(ev.get("summary") or _("launcher reconnected"))
                 message = summary + "; " + _arming_text(now)
             self.notify(message, "")
         elif name == "boot":
@@ -442,38 +544,48 @@ class LinkedLauncher:
             with self._lock:
                 self.armed = None
             self.sync()
-            self.notify("launcher restarted", None)
+            self.notify(_("launcher restarted"), None)
 
     def _foul(self, ev: dict[str, Any]) -> None:
         reason = ev.get("reason")
         if reason == "fault":
             # the owed press may be this very one: not a foul, nothing happened
             self.notify(
-                "press refused: the launcher is in a fault",
-                f"the launcher is stopped ({self.fault or 'fault'}) and did not fire: fix it "
-                f"and type 'clear' first · {self.next_press()}",
+                _("press refused: the launcher is in a fault"),
+                _(
+                    "the launcher is stopped ({fault}) and did not fire: fix it and type "
+                    "'clear' first · {next}"
+                ).format(fault=fault_name(self.fault or "fault"), next=self.next_press()),
             )
             return
         if reason == "busy":
             self.notify(
-                "press while firing: ignored",
-                f"the button was pressed while the launcher was still firing: ignored · "
-                f"{self.next_press()}",
+                _("press while firing: ignored"),
+                _(
+                    "the button was pressed while the launcher was still firing: ignored · {next}"
+                ).format(next=self.next_press()),
             )
             return
         with self._lock:
             self.fouls += 1
         aw = self.session.snapshot().get("awaiting") or {}
-        now = f"{aw.get('by')} is to {' or '.join(aw.get('verbs', []))}" if aw else ""
-        self.notify(
-            FOUL_NOTICE,
-            f"FOUL (ATK-26): the button was pressed when no press was owed — the launcher "
-            f"did not fire. {now}".strip(),
-        )
+        if aw:
+            warning = _(
+                "FOUL (ATK-26): the button was pressed when no press was owed — the launcher "
+                "did not fire. {who} is to {verbs}"
+            ).format(who=aw.get("by"), verbs=_verbs_text(aw.get("verbs", [])))
+        else:
+            warning = _(
+                "FOUL (ATK-26): the button was pressed when no press was owed — the launcher "
+                "did not fire."
+            )
+        self.notify(_(FOUL_NOTICE), warning)
 
     def _fault(self, ev: dict[str, Any]) -> None:
         code = str(ev.get("code", "fault"))
-        player = ev.get("player") if isinstance(ev.get("player"), str) else "the player who pressed"
+        player = (
+            ev.get("player") if isinstance(ev.get("player"), str) else _("the player who pressed")
+        )
         stock = int(self.session.snapshot().get("stock_size") or 0)
         key = code
         if code == "jam" and ev.get("beam") in ("blocked", "clear"):
@@ -483,11 +595,17 @@ class LinkedLauncher:
         with self._lock:
             self.fault = code
             self.armed = None
-        text = FAULT_HELP.get(key)
-        if text is None:
-            text = f"launcher fault {code}: {ev.get('message', '')}; type 'clear' once fixed"
-        text = text.format(player=player, stock=stock)
-        self.notify(f"launcher fault: {code}", f"{text} · {self.next_press()}")
+        found = FAULT_HELP.get(key)
+        if found is None:
+            text = _("launcher fault {code}: {message}; type 'clear' once fixed").format(
+                code=code, message=ev.get("message", "")
+            )
+        else:
+            text = _(found).format(player=player, stock=stock)
+        self.notify(
+            _("launcher fault: {code}").format(code=fault_name(code)),
+            f"{text} · {self.next_press()}",
+        )
 
     def _stray(self, ev: dict[str, Any]) -> None:
         """Cards the sensor saw leave between bursts: a card pulled out of a jam, one the
@@ -496,14 +614,18 @@ class LinkedLauncher:
         player = ev.get("player")
         if not isinstance(cards, int) or cards <= 0:
             return
-        s = "s" if cards != 1 else ""
         with self._lock:
             self.cards_out += cards
         if not isinstance(player, str) or player not in self.session.players:
             self.notify(
                 None,
-                f"{cards} card{s} came out of the launcher for nobody: give them to whoever "
-                "pressed and correct the hand with 'fix NAME N'",
+                ngettext(
+                    "{n} card came out of the launcher for nobody: give them to whoever "
+                    "pressed and correct the hand with 'fix NAME N'",
+                    "{n} cards came out of the launcher for nobody: give them to whoever "
+                    "pressed and correct the hand with 'fix NAME N'",
+                    cards,
+                ).format(n=cards),
             )
             return
         size = int(self.session.snapshot()["hand_sizes"].get(player, 0))
@@ -517,13 +639,23 @@ class LinkedLauncher:
         except (IllegalMoveError, UnolaunchError) as exc:
             self.notify(
                 None,
-                f"{cards} card{s} came out after {player}'s press but could not be added "
-                f"({exc}): correct the hand with 'fix {player} N'",
+                ngettext(
+                    "{n} card came out after {who}'s press but could not be added "
+                    "({error}): correct the hand with 'fix {who} N'",
+                    "{n} cards came out after {who}'s press but could not be added "
+                    "({error}): correct the hand with 'fix {who} N'",
+                    cards,
+                ).format(n=cards, who=player, error=exc),
             )
             return
         self.notify(
-            f"{cards} more card{s} came out after {player}'s press: given to {player} "
-            f"(now {size + cards}; 'undo' if not)",
+            ngettext(
+                "{n} more card came out after {who}'s press: given to {who} "
+                "(now {size}; 'undo' if not)",
+                "{n} more cards came out after {who}'s press: given to {who} "
+                "(now {size}; 'undo' if not)",
+                cards,
+            ).format(n=cards, who=player, size=size + cards),
             None,
         )
 
@@ -545,9 +677,13 @@ class LinkedLauncher:
                     self.armed = a
         if not isinstance(player, str):
             self.notify(
-                f"{cards} card(s) came out for nobody",
-                "the launcher fired without an arming; give the cards to whoever pressed "
-                "and correct the hand with 'fix NAME N'",
+                ngettext(
+                    "{n} card(s) came out for nobody", "{n} card(s) came out for nobody", cards
+                ).format(n=cards),
+                _(
+                    "the launcher fired without an arming; give the cards to whoever pressed "
+                    "and correct the hand with 'fix NAME N'"
+                ),
             )
             return
         try:
@@ -558,8 +694,10 @@ class LinkedLauncher:
         except IllegalMoveError as exc:
             self.notify(
                 None,
-                f"{player}'s press ({cards} cards) did not fit the game ({exc.rule}); "
-                f"correct {player}'s hand with 'fix {player} N'",
+                _(
+                    "{who}'s press ({n} cards) did not fit the game ({rule}); "
+                    "correct {who}'s hand with 'fix {who} N'"
+                ).format(who=player, n=cards, rule=exc.rule),
             )
             return
         # The cards a press brought are in the first words; say what else happened.
@@ -569,16 +707,44 @@ class LinkedLauncher:
                 self._caught.setdefault(player, []).append(cards)
             return  # one line for the whole catch-up (catch_up), and the arming after it
         self.sync()
-        out = f"{player} presses: {cards} card{'s' if cards != 1 else ''} out"
+        out = ngettext("{who} presses: {n} card out", "{who} presses: {n} cards out", cards).format(
+            who=player, n=cards
+        )
         self.notify(f"{out} · {rest}" if rest else out, "")
 
 
 def _arming_text(a: Arming | None) -> str:
     """What the launcher is armed for, in the screen's words."""
     if a is None:
-        return "disarmed (a press now is a foul)"
-    until = " until a card comes out" if a.mode == "until_card" else ""
-    return f"armed for {a.player}, {a.presses} press{'es' if a.presses != 1 else ''}{until}"
+        return _("disarmed (a press now is a foul)")
+    if a.mode == "until_card":
+        text = ngettext(
+            "armed for {who}, {n} press until a card comes out",
+            "armed for {who}, {n} presses until a card comes out",
+            a.presses,
+        )
+    else:
+        text = ngettext("armed for {who}, {n} press", "armed for {who}, {n} presses", a.presses)
+    return text.format(who=a.player, n=a.presses)
+
+
+#: The engine's verbs (what an awaited player may do) in words, for the launcher's lines.
+_VERBS = {
+    "play": N_("play"),
+    "press": N_("press"),
+    "draw": N_("draw"),
+    "pass": N_("pass"),
+    "challenge": N_("challenge"),
+    "accept": N_("accept"),
+    "choose": N_("choose"),
+    "catch": N_("catch"),
+}
+
+
+def _verbs_text(verbs: Any) -> str:
+    """``["play", "press"]`` -> ``play or press`` in the table's language."""
+    words = [_(_VERBS[v]) if v in _VERBS else str(v) for v in verbs]
+    return _(" or ").join(words)
 
 
 def _arming_of(armed: Mapping[str, Any]) -> Arming | None:
@@ -621,7 +787,7 @@ def connect(
                 time.sleep(0.1)
         else:
             sim.close()
-            raise UnolaunchError("the simulated launcher did not start; run 'unolaunch sim'")
+            raise UnolaunchError(_("the simulated launcher did not start; run 'unolaunch sim'"))
     else:
         client = open_launcher(port, timeout=2.0)
 

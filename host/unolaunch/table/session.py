@@ -23,6 +23,7 @@ from typing import Any
 
 from unolaunch.cards import parse_card
 from unolaunch.errors import UnolaunchError, UsageError
+from unolaunch.i18n import N_, _, ngettext
 from unolaunch.rules import Effect, Game, IllegalMoveError
 from unolaunch.rules import engine as E
 from unolaunch.table.journal import GameRecord, Journal
@@ -100,13 +101,15 @@ class Session:
         seed: int | None = None,
         dealer: str | None = None,
         port: str | None = None,
+        lang: str | None = None,
     ) -> Session:
-        """Start and store a new game (first dealer: ``dealer``, else chosen by the engine)."""
+        """Start and store a new game (first dealer: ``dealer``, else chosen by the engine;
+        ``lang``: the table's language, kept for ``--resume``)."""
         seed = random.SystemRandom().randrange(2**31) if seed is None else seed
         opts = dict(options or {})
         game = _new_game(variant, players, opts, seed, dealer)
         gid = journal.new_game(
-            variant, list(players), opts, seed, port, dealer=game.players[game.dealer]
+            variant, list(players), opts, seed, port, dealer=game.players[game.dealer], lang=lang
         )
         return cls(journal, journal.game(gid), game)
 
@@ -118,9 +121,11 @@ class Session:
             record = journal.latest_unfinished()
             if record is None:
                 raise UnolaunchError(
-                    "there is no unfinished game to resume; start one with "
-                    "'unolaunch play --variant attack --players Ann,Bob' ('unolaunch history' "
-                    "lists past games)"
+                    _(
+                        "there is no unfinished game to resume; start one with "
+                        "'unolaunch play --variant attack --players Ann,Bob' ('unolaunch "
+                        "history' lists past games)"
+                    )
                 )
         else:
             record = journal.game(game_id)
@@ -131,9 +136,11 @@ class Session:
                 session._replay(entry.kind, entry.data)
             except (IllegalMoveError, ValueError, KeyError, TypeError) as exc:
                 raise UnolaunchError(
-                    f"game {record.id}'s journal is damaged at entry {entry.seq}: it does not "
-                    f"replay ({exc}); the entries before it are intact — 'unolaunch history "
-                    f"{record.id}' shows them"
+                    _(
+                        "game {game}'s journal is damaged at entry {entry}: it does not "
+                        "replay ({error}); the entries before it are intact — 'unolaunch "
+                        "history {game}' shows them"
+                    ).format(game=record.id, entry=entry.seq, error=exc)
                 ) from None
         return session
 
@@ -258,7 +265,13 @@ class Session:
             depth = self.game.undo_depth
             if n > depth:
                 raise TableError(
-                    f"only {depth} action(s) can be taken back" if depth else "nothing to undo yet"
+                    ngettext(
+                        "only {n} action(s) can be taken back",
+                        "only {n} action(s) can be taken back",
+                        depth,
+                    ).format(n=depth)
+                    if depth
+                    else _("nothing to undo yet")
                 )
             self.game.undo(n)
             try:
@@ -332,11 +345,11 @@ class Session:
             last = stack[-1] if stack else None
             if last is None or "play" not in last or last.get("uno"):
                 raise TableError(
-                    "say UNO together with the card, e.g. 'r5 uno' (nothing to add it to now)"
+                    _("say UNO together with the card, e.g. 'r5 uno' (nothing to add it to now)")
                 )
             if any(a.get("by") != last.get("by") for a in after):
                 raise TableError(  # answers by another player: the play is not the last one
-                    "say UNO together with the card, e.g. 'r5 uno' (nothing to add it to now)"
+                    _("say UNO together with the card, e.g. 'r5 uno' (nothing to add it to now)")
                 )
             by = str(last["by"])
             g = self.game
@@ -344,8 +357,10 @@ class Session:
             giving = bool(g.pending) and g.pending[0][0] == E.OB_GIVE and held == 2
             if held != 1 and not giving:
                 raise TableError(
-                    f"COM-6: UNO is said with the second-to-last card, and {by} holds {held}: "
-                    "nothing changed ('fix' the hand size if it is wrong)"
+                    _(
+                        "COM-6: UNO is said with the second-to-last card, and {who} holds "
+                        "{held}: nothing changed ('fix' the hand size if it is wrong)"
+                    ).format(who=by, held=held)
                 )
             amended = dict(last, uno=True)
             n = 1 + len(after)
@@ -357,7 +372,9 @@ class Session:
             except IllegalMoveError:
                 self._rebuild()
                 raise TableError(
-                    f"{last['by']} did not play their second-to-last card; UNO is said with it"
+                    _("{who} did not play their second-to-last card; UNO is said with it").format(
+                        who=last["by"]
+                    )
                 ) from None
             try:
                 self.journal.append_many(
@@ -406,9 +423,11 @@ class Session:
                 spare = len(g.stock) + max(0, len(g.discard) - 1)  # COM-5: the pile reloads
                 if size > held + spare:
                     raise TableError(
-                        f"{player} cannot hold {size} cards: with the {spare} cards of the "
-                        f"stock and the discard pile, at most {held + spare}; type "
-                        f"'fix {player} N' with the real count"
+                        _(
+                            "{who} cannot hold {size} cards: with the {spare} cards of the "
+                            "stock and the discard pile, at most {most}; type "
+                            "'fix {who} N' with the real count"
+                        ).format(who=player, size=size, spare=spare, most=held + spare)
                     )
             action: dict[str, Any] = {"by": player, "correct": {player: size}}
             if reason:
@@ -421,7 +440,7 @@ class Session:
         with self.lock:
             aw = self.game.awaiting
             if self.choice() != "reveal" or not aw:
-                raise TableError("the round is not waiting for the cards left in the hands")
+                raise TableError(_("the round is not waiting for the cards left in the hands"))
             for p, v in left.items():
                 if p in self.game.players:
                     self.check_left(p, v)  # COM-8, before mixed answers become totals
@@ -455,29 +474,66 @@ class Session:
         rule = _VALUES_RULE.get(g.variant, "COM-8")
         with self.lock:
             n = len(g.hands[g.players.index(player)])
-        cards = f"{n} card{'s' * (n != 1)}"
-        fix = f"if {player} does not hold {cards}, type 'fix {player} N' first (N: the real count)"
+        cards = ngettext("{n} card", "{n} cards", n).format(n=n)
+        fix = ngettext(
+            "if {who} does not hold {n} card, type 'fix {who} N' first (N: the real count)",
+            "if {who} does not hold {n} cards, type 'fix {who} N' first (N: the real count)",
+            n,
+        ).format(who=player, n=n)
         if isinstance(left, list):
             if len(left) != n:
-                typed = f"{len(left)} card{'s' * (len(left) != 1)}"
+                typed = ngettext("{n} card were typed", "{n} cards were typed", len(left)).format(
+                    n=len(left)
+                )
                 raise TableError(
-                    f"COM-8: {player} holds {cards}, but {typed} were typed: type all "
-                    f"{n} (or their point total); {fix}"
+                    _(
+                        "COM-8: {who} holds {cards}, but {typed}: type all {n} (or their point "
+                        "total); {fix}"
+                    ).format(who=player, cards=cards, typed=typed, n=n, fix=fix)
                 )
             for code in sorted(set(left)):
                 have = g.composition.get(parse_card(code), 0)
                 if left.count(code) > have:
                     raise TableError(
-                        f"{rule}: the {VARIANT_NAMES[g.variant]} deck has {have} {code}, not "
-                        f"{left.count(code)}: type the cards again"
+                        _(
+                            "{rule}: the {game} deck has {have} {card}, not {typed}: type the "
+                            "cards again"
+                        ).format(
+                            rule=rule,
+                            game=VARIANT_NAMES[g.variant],
+                            have=have,
+                            card=code,
+                            typed=left.count(code),
+                        )
                     )
             return
         low, high = self.hand_value_range(n)
         if not low <= left <= high:
-            most = f"at most {high}" if left > high else f"at least {low}"
+            if left > high:
+                text = ngettext(
+                    "{rule}: {n} card is worth at most {points} points in {game}, not {left}: "
+                    "type the total again; {fix}",
+                    "{rule}: {n} cards are worth at most {points} points in {game}, not "
+                    "{left}: type the total again; {fix}",
+                    n,
+                )
+            else:
+                text = ngettext(
+                    "{rule}: {n} card is worth at least {points} points in {game}, not {left}: "
+                    "type the total again; {fix}",
+                    "{rule}: {n} cards are worth at least {points} points in {game}, not "
+                    "{left}: type the total again; {fix}",
+                    n,
+                )
             raise TableError(
-                f"{rule}: {cards} {'is' if n == 1 else 'are'} worth {most} points in "
-                f"{VARIANT_NAMES[g.variant]}, not {left}: type the total again; {fix}"
+                text.format(
+                    rule=rule,
+                    n=n,
+                    points=high if left > high else low,
+                    game=VARIANT_NAMES[g.variant],
+                    left=left,
+                    fix=fix,
+                )
             )
 
     def check_action(self, action: Mapping[str, Any]) -> None:
@@ -517,12 +573,33 @@ class Session:
         ):
             size = len(g.hands[g.players.index(str(data["by"]))])
             if size > 1:
-                colour = {"r": "red", "y": "yellow", "g": "green", "b": "blue"}.get(play[0], "")
                 raise TableError(
-                    f"ATK-12: a Discard All takes every other {colour} card of {data['by']}'s "
-                    f"hand with it: say which ('{colour} discard all {play[0]}3 {play[0]}9'), "
-                    "how many, or none"
+                    _(_DISCARD_ALL_UNSAID.get(play[0], _DISCARD_ALL_UNSAID["r"])).format(
+                        who=data["by"], c=play[0]
+                    )
                 )
+
+
+#: ATK-12: a Discard All typed without the cards that went with it, by its colour's letter
+#: ({c}; the example is typed words, so a translation must be words the parser takes).
+_DISCARD_ALL_UNSAID = {
+    "r": N_(
+        "ATK-12: a Discard All takes every other red card of {who}'s hand with it: say which "
+        "('red discard all {c}3 {c}9'), how many, or none"
+    ),
+    "y": N_(
+        "ATK-12: a Discard All takes every other yellow card of {who}'s hand with it: say "
+        "which ('yellow discard all {c}3 {c}9'), how many, or none"
+    ),
+    "g": N_(
+        "ATK-12: a Discard All takes every other green card of {who}'s hand with it: say "
+        "which ('green discard all {c}3 {c}9'), how many, or none"
+    ),
+    "b": N_(
+        "ATK-12: a Discard All takes every other blue card of {who}'s hand with it: say "
+        "which ('blue discard all {c}3 {c}9'), how many, or none"
+    ),
+}
 
 
 #: Keys of a journaled action that are the table's own, not the engine's: ``reason`` of a
@@ -599,4 +676,4 @@ def _new_game(
             dealer=dealer,
         )
     except ValueError as exc:  # players or options the variant does not take: usage
-        raise UsageError(f"cannot start the game: {exc}") from None
+        raise UsageError(_("cannot start the game: {error}").format(error=exc)) from None
