@@ -1119,7 +1119,7 @@ def parse_discarded(text: str, ctx: Context) -> list[str] | int:
             _(
                 "type the other {colour} cards (e.g. {letter}3 {letter}9), how many (e.g. 2), "
                 "or none"
-            ).format(colour=_colour(colour), letter=_LETTER[colour])
+            ).format(colour=_colour_name(colour), letter=_LETTER[colour])
         )
     if words in (["none"], ["nothing"], ["no"], ["0"]):
         return []
@@ -1128,7 +1128,7 @@ def parse_discarded(text: str, ctx: Context) -> list[str] | int:
         if n > 30:
             raise ParseError(
                 _("{n} is more {colour} cards than the deck has; type how many").format(
-                    n=n, colour=_colour(colour)
+                    n=n, colour=_colour_name(colour)
                 )
             )
         return n
