@@ -1335,6 +1335,7 @@ _ENGLISH = frozenset(
     | {"name", "target", "u", "oops", "back", "h", "commands", "exit", "q", "bye", "unjam"}
     | {"reset", "redraw", "screen", "status", "scores", "score", "set", "hand", "cards"}
     | {"has", "none", "nothing", "empty", "points", "point", "pts", "pt", "more", "sim"}
+    | {"win", "wins", "lose", "loses", "given", "gives", "came", "out", "up", "show", "is"}
 )
 #: Icelandic word or phrase -> the English words it stands for (glossary.py).
 _ICELANDIC = glossary.terms(_ENGLISH)
