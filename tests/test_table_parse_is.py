@@ -548,3 +548,27 @@ def test_sleppa_is_the_skip_card_never_a_pass() -> None:
     """The glossary's choice (the sheets' 'slepptu spil'): a pass is 'pass'."""
     assert parse("sleppa", ATK) == Move(({"by": "Þóra", "play": "gS"},))
     assert parse("pass", ATK) == Move(({"by": "Þóra", "pass": True},))
+
+
+@pytest.mark.parametrize(
+    ("typed", "word"),
+    [
+        ("já", "yes"),
+        (" Já ", "yes"),
+        ("ja", "yes"),
+        ("nei", "no"),
+        ("ekkert", "none"),
+        ("engin spil", "no cards"),
+        ("tvö", "2"),
+        ("hætta", "quit"),
+        ("afturkalla", "undo"),
+        ("", ""),
+        ("yes", "yes"),  # English as it was
+        ("No  Cards", "no cards"),
+        ("3", "3"),
+    ],
+)
+def test_short_answers_in_either_language(lang: str, typed: str, word: str) -> None:
+    """What the table compares a one-word answer with (app.py's questions: the game's end,
+    a press's card count, the next round)."""
+    assert parse_module.answer(typed) == word

@@ -1144,6 +1144,15 @@ def parse_discarded(text: str, ctx: Context) -> list[str] | int:
     return cards
 
 
+def answer(text: str) -> str:
+    """A short answer to one of the table's questions, in the English words the table
+    compares it with, whatever language it was typed in: ``já`` -> ``yes``, ``nei`` ->
+    ``no``, ``ekkert`` -> ``none``, ``hætta`` -> ``quit``, ``afturkalla`` -> ``undo``,
+    ``tvö`` -> ``2``; lower case, one space between words, ``""`` for Enter."""
+    words = unicodedata.normalize("NFC", text).lower().split()
+    return " ".join(_english(words))
+
+
 def table_command(text: str, ctx: Context) -> Command | None:
     """A table command (``undo [N]``, ``fix NAME N``, ``help``, ``quit``, ``show``...) typed
     where the table asks for something else (the cards left at round end, the game's end);
