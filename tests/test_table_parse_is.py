@@ -572,3 +572,103 @@ def test_short_answers_in_either_language(lang: str, typed: str, word: str) -> N
     """What the table compares a one-word answer with (app.py's questions: the game's end,
     a press's card count, the next round)."""
     assert parse_module.answer(typed) == word
+
+
+_BAD = [
+    (ATK, "blah"),
+    (ATK, "red"),
+    (ATK, "red blue 5"),
+    (ATK, "bleu 7"),
+    (ATK, "r0"),
+    (ATK, "+2"),
+    (ATK, "draw"),
+    (ATK, "draw 2"),
+    (ATK, "challenge"),
+    (ATK, "hit"),
+    (ATK, "attack blue"),
+    (ATK, "attack blue Þóra"),
+    (ATK, "r5 g7"),
+    (ATK, "r5 Ævar"),
+    (ATK, "catch"),
+    (ATK, "catch Zed"),
+    (ATK, "Ævar catch Ævar"),
+    (ATK, "press lots"),
+    (ATK, "missed press"),
+    (ATK, "undo x"),
+    (ATK, "fix Ævar"),
+    (ATK, "give g5"),
+    (ATK, "sim"),
+    (
+        Context("attack", P, "Þóra", ("play",), "red", "r3", deck=frozenset({"r5", "W"})),
+        "hit fire red",
+    ),
+    (
+        Context("pocket-pizza", P, "Þóra", ("play",), "red", "r3", deck=frozenset({"r5", "W"})),
+        "wd2 red",
+    ),
+    (ATK, "attack blue Ævar Örn"),
+    (MK, "item box"),
+    (MK, "draw 2"),
+    (MK, "draw 4"),
+    (MK, "draw lots"),
+    (MK, "ævar 0"),
+    (MK, "wild blue"),
+    (MK, "challenge maybe"),
+    (PP, "draw 2"),
+    (PP, "r5 give g5"),
+    (Context("attack", P, "Þóra", ("play",), None, None), "skip"),
+    (Context("mario-kart", P, "Þóra", ("choose",), None, None, choice="color"), "purple"),
+    (Context("mario-kart", P, "Þóra", ("choose",), None, None, choice="color"), "bleu"),
+    (Context("mario-kart", P, "Þóra", ("choose",), None, None, choice="target"), "Zed"),
+    (Context("mario-kart", P, "Þóra", ("choose",), None, None), "r5 g5"),
+    (Context("mario-kart", P, "Þóra", ("choose",), None, None, choice="won"), "maybe"),
+    (Context("mario-kart", P, "Þóra", ("choose",), None, None, choice="top"), "skip"),
+    (Context("mario-kart", P, "Þóra", ("choose",), None, None, choice="turned"), "skip"),
+    (Context("pocket-pizza", P, "Þóra", ("choose",), None, None, choice="give"), "skip"),
+    (Context("attack", P, None, (), None, None), "r5"),
+]
+
+
+@pytest.mark.parametrize(("ctx", "text"), _BAD)
+def test_every_refusal_is_translated(ctx: Context, text: str) -> None:
+    """The pseudo-locale wraps each refusal whole; Icelandic says it in Icelandic, as one
+    line. (The parse refuses the same lines in both languages.)"""
+    with use("qps"), pytest.raises(ParseError) as err:
+        parse(text, ctx)
+    message = str(err.value)
+    assert escaped([message], allowed=[*P, *text.split()]) == [], message
+    with use("is"), pytest.raises(ParseError) as err:
+        parse(text, ctx)
+    message = str(err.value)
+    assert "\n" not in message
+    words = set(
+        re.findall(
+            r"[^\W\d_]+",
+            re.sub(
+                r"UNO (?:Attack|Mario Kart|Pocket Pizza Pizza)|'sim [^']*'|sim \w+|\w+_\w+",
+                "",
+                message,
+            ),
+        )
+    )
+    assert not words & (_ENGLISH_WORDS - set(text.lower().split())), message
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("Ann,Ann", "tveir leikmenn heita það sama ('Ann' og 'Ann')"),
+        ("Ann,,Bob", "nafn vantar"),
+        ("Ann,B ob", "inniheldur bil (U+0020 SPACE)"),
+        ("Ann,Bob\u200b", "inniheldur ósýnilegt tákn eða stýritákn (U+200B ZERO WIDTH SPACE)"),
+        ("Ann," + "x" * 40, "í mesta lagi 32 stöfum"),
+    ],
+)
+def test_player_name_refusals_in_icelandic(text: str, says: str) -> None:
+    from unolaunch.errors import UsageError
+    from unolaunch.table.names import check_names
+
+    with use("is"), pytest.raises(UsageError) as err:
+        check_names(text)
+    assert says in str(err.value)
+    assert check_names("Þóra,Ævar,Örn") == ["Þóra", "Ævar", "Örn"]
