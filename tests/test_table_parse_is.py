@@ -479,7 +479,7 @@ def test_icelandic_help_shows_icelandic_forms_that_parse(variant: str) -> None:
         ("rautt", ATK, "rautt hvað?"),
         ("rautt gult 5", ATK, "tveir litir (rautt, gult)"),
         ("blah", ATK, "'blah' er ekki spil hér"),
-        ("rauur 5", ATK, "áttirðu við 'rauður'"),  # a typo: the Icelandic word meant
+        ("rauur 5", ATK, "áttirðu við 'rautt'"),  # a typo: the Icelandic word meant
         ("r0", ATK, "það er ekkert rautt 0 í UNO Attack"),
         ("+2", ATK, "Draga tvö er ekki til í UNO Attack: áttirðu við 'högg 2'?"),
         ("draga 2", ATK, "það er ekkert Draga tvö í UNO Attack: áttirðu við 'högg 2' (ATK-11)"),
@@ -672,3 +672,12 @@ def test_player_name_refusals_in_icelandic(text: str, says: str) -> None:
         check_names(text)
     assert says in str(err.value)
     assert check_names("Þóra,Ævar,Örn") == ["Þóra", "Ævar", "Örn"]
+
+
+def test_a_misspelt_word_gets_the_word_meant_in_the_tables_language() -> None:
+    with use("is"), pytest.raises(ParseError, match="áttirðu við 'sleppa'"):
+        parse("rautt slepa", ATK)
+    with use("is"), pytest.raises(ParseError, match="áttirðu við 'blátt'"):
+        parse("bleu 7", ATK)  # an English typo: the Icelandic word for the English one
+    with use("en"), pytest.raises(ParseError, match="did you mean 'blue'"):
+        parse("bleu 7", ATK)

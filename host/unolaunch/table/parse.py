@@ -440,16 +440,23 @@ def _did_you_mean(word: str, ctx: Context) -> str:
     words = {w: w for w in list(COLORS) + list(_VERBS) + ["pass", "accept", "catch"]}
     kinds = _card_kinds(ctx.variant)
     words.update({p[0]: p[0] for p, k in _PHRASES if _resolve_kind(k, ctx.variant) in kinds})
+    players = {p.lower(): p for p in ctx.players}  # typed words are lower-cased
+    tries = [{**words, **players}]
     if current() == "is":
-        # Suggest the Icelandic word (of a colour, a verb, a card of this variant).
-        words = {
-            term: term
-            for term, english in glossary.TERMS.items()
-            if " " not in term and english.split()[0] in words and term not in glossary.NUMBERS
+        # The Icelandic word (of a colour, a verb, a card of this variant) first; a typo of
+        # an English word gets the Icelandic word for the English one it is close to.
+        icelandic = {
+            said: said
+            for english, said in glossary.SAY.items()
+            if english in words and " " not in said
         }
-    words.update({p.lower(): p for p in ctx.players})  # typed words are lower-cased
-    close = difflib.get_close_matches(word, [w for w in words if w != word], n=1, cutoff=0.6)
-    return words[close[0]] if close else ""
+        tries.insert(0, {**icelandic, **players})
+    for known in tries:
+        close = difflib.get_close_matches(word, [w for w in known if w != word], n=1, cutoff=0.6)
+        if close:
+            meant = known[close[0]]
+            return meant if meant in ctx.players else _say(meant)
+    return ""
 
 
 def _kind_of(code: str) -> str:
@@ -1240,6 +1247,10 @@ def help_text(ctx: Context) -> str:
     names = {"other": p[1] if len(p) > 1 else p[0], "third": p[2] if len(p) > 2 else p[0]}
     codes = {"attack": ", H2, DA, TH", "mario-kart": ", +2", "pocket-pizza": ", +1"}[v]
     lines = [
+        # TRANSLATORS: the table's help, one entry per line (a line starting with two spaces
+        # goes on with the item above). What is in quotes is typed by players: write the
+        # words of your language that host/unolaunch/table/glossary.py reads, and check that
+        # they parse (tests/test_table_parse_is.py does for Icelandic).
         _("Type what the awaited player did; 'NAME: ...' or 'NAME ...' for someone else"),
         _("  (e.g. '{other}: r5', '{third} catch {other}'); any case; number words work."),
         _("Cards: 'r5', 'red 5', '5 red', 'red five', '5' (the colour to match), 'green skip',"),
