@@ -71,7 +71,7 @@ COMMANDS = ("hjálp", "sýna", "afturkalla", "leiðrétta")
 
 #: What each other player holds at a round's end: (hand size, Icelandic answer), by round.
 ROUND_ENDS = [
-    [(2, "rautt 5, villispil"), (1, "blátt níu")],  # 55 + 9 = 64 < 100
+    [(2, "gult 4, villispil"), (1, "blátt níu")],  # 54 + 9 = 63 < 100
     [(3, "villispil högg4 árás"), (2, "37 stig")],  # 140 + 37: the game is won
 ]
 

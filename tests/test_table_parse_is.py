@@ -181,6 +181,7 @@ COMMANDS = [
     ("ævar hefur 0", "Ævar has 0"),
     ("hreinsa", "clear"),
     ("losa", "unjam"),
+    ("stöðva", "stop"),
     ("", ""),
 ]
 

@@ -202,6 +202,7 @@ COMMANDS: dict[str, str] = {
     "laga": "fix",
     "er með": "has",
     "hefur": "has",
+    "stöðva": "stop",
     "hreinsa": "clear",
     "hreinsað": "clear",
     "losa": "unjam",
