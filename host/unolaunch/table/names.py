@@ -20,6 +20,7 @@ from __future__ import annotations
 import unicodedata
 
 from unolaunch.errors import UsageError
+from unolaunch.i18n import _, ngettext
 
 MAX_NAME = 32
 
@@ -73,25 +74,36 @@ def check_name(name: str) -> str:
     in its composed (NFC) form."""
     name = unicodedata.normalize("NFC", name.strip())
     if not name:
-        raise UsageError("a player name is empty; write e.g. --players Ann,Bob,Cy")
+        raise UsageError(_("a player name is empty; write e.g. --players Ann,Bob,Cy"))
     bad = next((c for c in name if hidden(c) or c.isspace()), None)
     if bad is not None:
+        # The character's Unicode name stays English (it is the standard's name).
         what = unicodedata.name(bad, "") or _CONTROL_NAMES.get(bad, "a control character")
-        kind = (
-            "a space" if unicodedata.category(bad) == "Zs" else "an invisible or control character"
-        )
-        raise UsageError(
-            f"player name {quoted(name)} holds {kind} (U+{ord(bad):04X} {what}); "
-            "use one word of letters, digits or signs"
-        )
+        if unicodedata.category(bad) == "Zs":
+            text = _(
+                "player name {name} holds a space ({code} {what}); "
+                "use one word of letters, digits or signs"
+            )
+        else:
+            text = _(
+                "player name {name} holds an invisible or control character ({code} {what}); "
+                "use one word of letters, digits or signs"
+            )
+        raise UsageError(text.format(name=quoted(name), code=f"U+{ord(bad):04X}", what=what))
     if unicodedata.category(name[0]).startswith("M"):
         raise UsageError(
-            f"player name {quoted(name)} starts with a combining mark; "
-            "use one word of letters, digits or signs"
+            _(
+                "player name {name} starts with a combining mark; "
+                "use one word of letters, digits or signs"
+            ).format(name=quoted(name))
         )
     if len(name) > MAX_NAME:
         raise UsageError(
-            f"player name {quoted(name)}: use one word of at most {MAX_NAME} characters"
+            ngettext(
+                "player name {name}: use one word of at most {n} character",
+                "player name {name}: use one word of at most {n} characters",
+                MAX_NAME,
+            ).format(name=quoted(name), n=MAX_NAME)
         )
     return name
 
@@ -100,14 +112,18 @@ def check_names(text: str) -> list[str]:
     """``--players A,B,C``: each name checked (:func:`check_name`), no two the same."""
     names = [check_name(n) if n.strip() else "" for n in text.split(",")]
     if any(not n for n in names):
-        raise UsageError(f"--players {quoted(text)}: a name is empty; write e.g. Ann,Bob,Cy")
+        raise UsageError(
+            _("--players {text}: a name is empty; write e.g. Ann,Bob,Cy").format(text=quoted(text))
+        )
     keys = [name_key(n) for n in names]
     for i, key in enumerate(keys):
         first = keys.index(key)
         if first != i:
             raise UsageError(
-                f"--players {quoted(text)}: two players have the same name "
-                f"({quoted(names[first])} and {quoted(names[i])}); give each a different name"
+                _(
+                    "--players {text}: two players have the same name ({first} and {second}); "
+                    "give each a different name"
+                ).format(text=quoted(text), first=quoted(names[first]), second=quoted(names[i]))
             )
     return names
 

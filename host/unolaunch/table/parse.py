@@ -10,6 +10,11 @@ whose one-line message says what to type instead; the game is never touched here
 The :class:`Context` says who is awaited and what colour is to be matched, so that short
 forms work: ``skip`` or ``5`` mean a card of the colour to match, ``red`` answers a colour
 choice, ``press 3`` is a press that shot out three cards.
+
+Icelandic is read beside English whatever language the table speaks (issue 25): each
+Icelandic word or phrase is mapped to the English words it stands for by the one glossary
+(:mod:`.glossary`) before the line is read (``rautt 5`` is ``red 5``, ``ýta`` is ``press``).
+The messages (:class:`ParseError`, :func:`help_text`) are in the table's language.
 """
 
 from __future__ import annotations
@@ -22,6 +27,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from unolaunch.errors import UnolaunchError
+from unolaunch.i18n import N_, _, current, pgettext
+from unolaunch.table import glossary
 from unolaunch.table.names import name_key
 
 VARIANTS = ("attack", "mario-kart", "pocket-pizza")
@@ -156,24 +163,25 @@ _COMPACT = re.compile(r"^([rygb])(\d|s|r|h2|da|th|\+1|\+2|d1|d2)$")
 _SUFFIX = {"s": "S", "r": "R", "h2": "H2", "da": "DA", "th": "TH", "+1": "+1", "+2": "+2"}
 _SUFFIX.update({"d1": "+1", "d2": "+2"})
 
+#: Card kinds in words (English; translated where shown: ``_(KIND_NAMES[kind])``).
 KIND_NAMES = {
-    "S": "Skip",
-    "R": "Reverse",
-    "H2": "Hit 2",
-    "DA": "Discard All",
-    "TH": "Trade Hands",
-    "+2": "Draw Two",
-    "+1": "Draw One",
-    "W": "Wild",
-    "WH4": "Wild Hit 4",
-    "WAA": "Wild Attack-Attack",
-    "WC": "Wild Customizable",
-    "WHF": "Wild Hit Fire",
-    "WAH": "Wild All Hit",
-    "W+4": "Wild Draw Four",
-    "WIB": "Wild Item Box",
-    "W+2": "Wild Draw 2",
-    "WDD": "Wild Dip Into The Deck",
+    "S": N_("Skip"),
+    "R": N_("Reverse"),
+    "H2": N_("Hit 2"),
+    "DA": N_("Discard All"),
+    "TH": N_("Trade Hands"),
+    "+2": N_("Draw Two"),
+    "+1": N_("Draw One"),
+    "W": N_("Wild"),
+    "WH4": N_("Wild Hit 4"),
+    "WAA": N_("Wild Attack-Attack"),
+    "WC": N_("Wild Customizable"),
+    "WHF": N_("Wild Hit Fire"),
+    "WAH": N_("Wild All Hit"),
+    "W+4": N_("Wild Draw Four"),
+    "WIB": N_("Wild Item Box"),
+    "W+2": N_("Wild Draw 2"),
+    "WDD": N_("Wild Dip Into The Deck"),
 }
 
 
@@ -228,7 +236,7 @@ def tokens_of(text: str, commas: bool = False) -> list[str]:
     text = unicodedata.normalize("NFC", text)  # a pasted or macOS-typed name (Zoe\u0308)
     words = text.replace(",", " , " if commas else " ").replace(":", " ").lower().split()
     out: list[str] = []
-    for w in words:
+    for w in _english(words):
         glued = _GLUED.match(w)
         if glued:  # "red7", "blue+2": a colour word glued to its card
             out += [glued.group(1), glued.group(2)]
@@ -240,17 +248,41 @@ def tokens_of(text: str, commas: bool = False) -> list[str]:
 _GLUED = re.compile(r"^(red|yellow|yel|green|grn|blue|blu)(\d|\+\d|skip|reverse|rev)$")
 
 
+def _english(words: list[str]) -> list[str]:
+    """``words`` with each Icelandic word or phrase of the glossary replaced by the English
+    words it stands for, longest phrase first (``slepptu spil`` -> ``skip``)."""
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        for n in range(min(_LONGEST, len(words) - i), 0, -1):
+            english = _ICELANDIC.get(" ".join(words[i : i + n]))
+            if english is not None:
+                out += english.split()
+                i += n
+                break
+        else:
+            out.append(words[i])
+            i += 1
+    return out
+
+
 def _player(word: str, players: Sequence[str]) -> str | None:
-    """The player named ``word`` (case-insensitive; a unique prefix of 2+ letters works)."""
-    word = name_key(word)
-    exact = [p for p in players if name_key(p) == word]
-    if exact:
-        return exact[0]
-    if len(word) >= 2:
-        prefixed = [p for p in players if name_key(p).startswith(word)]
-        if len(prefixed) == 1:
-            return prefixed[0]
+    """The player named ``word`` (case-insensitive; a unique prefix of 2+ letters works;
+    without its accents too when nobody is named so: ``orn`` is Örn, ``thora`` Þóra)."""
+    for key in (name_key, _plain_key):
+        typed = key(word)
+        exact = [p for p in players if key(p) == typed]
+        if exact:
+            return exact[0]
+        if len(typed) >= 2:
+            prefixed = [p for p in players if key(p).startswith(typed)]
+            if len(prefixed) == 1:
+                return prefixed[0]
     return None
+
+
+def _plain_key(name: str) -> str:
+    return glossary.plain(name_key(name))
 
 
 def _count(word: str) -> int | None:
@@ -273,7 +305,11 @@ def card_code(text: str, ctx: Context, default_color: bool = True) -> str:
     toks = tokens_of(text)
     codes = _cards_in(toks, ctx, default_color)
     if len(codes) != 1:
-        raise ParseError(f"{text.strip()!r} is not one card; write it like r5, 'green skip' or WH4")
+        raise ParseError(
+            _("{text} is not one card; write it like r5, 'green skip' or WH4").format(
+                text=repr(text.strip())
+            )
+        )
     return codes[0]
 
 
@@ -327,13 +363,22 @@ def _next_card(
         pending = _COLOR_WORDS[toks[i]]
         i += 1
         if i == len(toks) or toks[i] == ",":
-            raise ParseError(f"{pending} what? name the card too, e.g. '{pending} 5'")
+            raise ParseError(
+                _("{colour} what? name the card too, e.g. '{colour} 5'").format(
+                    colour=_colour(pending)
+                )
+            )
         if toks[i] in _COLOR_WORDS:
             other = _COLOR_WORDS[toks[i]]
-            raise ParseError(
-                f"two colours ({pending}, {other}): name one card, e.g. '{other} 5'"
-                + (f" or 'wild {other}'" if "W" in _WILDS[ctx.variant] else "")
+            two = (
+                _(
+                    "two colours ({first}, {second}): name one card, e.g. '{second} 5' "
+                    "or 'wild {second}'"
+                )
+                if "W" in _WILDS[ctx.variant]
+                else _("two colours ({first}, {second}): name one card, e.g. '{second} 5'")
             )
+            raise ParseError(two.format(first=_colour(pending), second=_colour(other)))
     tok = toks[i]
     m = _COMPACT.match(tok)
     if m and pending is None:
@@ -344,9 +389,13 @@ def _next_card(
     if kind is None:
         meant = _did_you_mean(tok, ctx)
         raise ParseError(
-            f"{tok!r} is not a card here — did you mean '{meant}'? ({_examples(ctx.variant)})"
+            _("{word} is not a card here — did you mean '{meant}'? ({examples})").format(
+                word=repr(_say(tok)), meant=meant, examples=_examples(ctx.variant)
+            )
             if meant
-            else f"{tok!r} is not a card here; {_examples(ctx.variant)}"
+            else _("{word} is not a card here; {examples}").format(
+                word=repr(_say(tok)), examples=_examples(ctx.variant)
+            )
         )
     i += used
     if kind.startswith("W"):
@@ -377,7 +426,11 @@ def _next_card(
     if colour is None:
         colour = ctx.color if default_color else None
     if colour is None:
-        raise ParseError(f"which colour is the {_kind_name(kind)}? e.g. 'red {toks[i - 1]}'")
+        raise ParseError(
+            _("which colour is the {card}? e.g. 'red {word}'").format(
+                card=_kind_name(kind), word=_say(toks[i - 1])
+            )
+        )
     return _coloured_code(colour, kind, ctx), None, i
 
 
@@ -387,9 +440,23 @@ def _did_you_mean(word: str, ctx: Context) -> str:
     words = {w: w for w in list(COLORS) + list(_VERBS) + ["pass", "accept", "catch"]}
     kinds = _card_kinds(ctx.variant)
     words.update({p[0]: p[0] for p, k in _PHRASES if _resolve_kind(k, ctx.variant) in kinds})
-    words.update({p.lower(): p for p in ctx.players})  # typed words are lower-cased
-    close = difflib.get_close_matches(word, [w for w in words if w != word], n=1, cutoff=0.6)
-    return words[close[0]] if close else ""
+    players = {p.lower(): p for p in ctx.players}  # typed words are lower-cased
+    tries = [{**words, **players}]
+    if current() == "is":
+        # The Icelandic word (of a colour, a verb, a card of this variant) first; a typo of
+        # an English word gets the Icelandic word for the English one it is close to.
+        icelandic = {
+            said: said
+            for english, said in glossary.SAY.items()
+            if english in words and " " not in said
+        }
+        tries.insert(0, {**icelandic, **players})
+    for known in tries:
+        close = difflib.get_close_matches(word, [w for w in known if w != word], n=1, cutoff=0.6)
+        if close:
+            meant = known[close[0]]
+            return meant if meant in ctx.players else _say(meant)
+    return ""
 
 
 def _kind_of(code: str) -> str:
@@ -398,7 +465,44 @@ def _kind_of(code: str) -> str:
 
 
 def _kind_name(kind: str) -> str:
-    return KIND_NAMES.get(kind, kind)
+    """A card kind in words, in the table's language (``S`` -> ``Skip`` / ``Sleppa``)."""
+    name = KIND_NAMES.get(kind)
+    return _(name) if name else kind
+
+
+def _colour(colour: str) -> str:
+    """A card's colour in words (``red``; Icelandic: neuter, as of a card: ``rautt``)."""
+    return {
+        # TRANSLATORS: the colour of a card (Icelandic: neuter, "rautt spil").
+        "red": pgettext("card colour", "red"),
+        "yellow": pgettext("card colour", "yellow"),
+        "green": pgettext("card colour", "green"),
+        "blue": pgettext("card colour", "blue"),
+    }[colour]
+
+
+def _colour_name(colour: str) -> str:
+    """A colour named alone, as when choosing one (Icelandic: masculine, ``rauður``)."""
+    return {
+        # TRANSLATORS: a colour named alone (Icelandic: "litur", masculine: rauður).
+        "red": pgettext("colour", "red"),
+        "yellow": pgettext("colour", "yellow"),
+        "green": pgettext("colour", "green"),
+        "blue": pgettext("colour", "blue"),
+    }[colour]
+
+
+def _say(word: str) -> str:
+    """A word the parser read (its English form) as the table's language writes it in an
+    example: ``skip`` -> ``sleppa`` in Icelandic; codes, numbers and names as they are."""
+    if current() != "is":
+        return word
+    return glossary.SAY.get(word, word)
+
+
+def _say_phrase(text: str) -> str:
+    """:func:`_say` for each word of ``text`` (``hit 2`` -> ``högg 2``)."""
+    return " ".join(_say(w) for w in text.split())
 
 
 def _coloured_code(colour: str, kind: str, ctx: Context) -> str:
@@ -406,13 +510,18 @@ def _coloured_code(colour: str, kind: str, ctx: Context) -> str:
     if kind.isdigit():
         if int(kind) not in _NUMBERS[ctx.variant]:
             raise ParseError(
-                f"there is no {colour} {kind} in {VARIANT_NAMES[ctx.variant]} "
-                f"(numbers {_NUMBERS[ctx.variant].start}-9); type the card you played"
+                _(
+                    "there is no {colour} {number} in {game} (numbers {low}-9); "
+                    "type the card you played"
+                ).format(
+                    colour=_colour(colour),
+                    number=kind,
+                    game=VARIANT_NAMES[ctx.variant],
+                    low=_NUMBERS[ctx.variant].start,
+                )
             )
     elif kind not in _COLOURED[ctx.variant]:
-        raise ParseError(
-            f"{_kind_name(kind)} is not {_a(ctx.variant)} card; {_examples(ctx.variant)}"
-        )
+        raise ParseError(_not_a_card_of(kind, ctx.variant))
     return _LETTER[colour] + kind
 
 
@@ -432,8 +541,10 @@ def _match_kind(toks: list[str], i: int, variant: str) -> tuple[str | None, int]
     if variant == "attack" and toks[i] == "hit" and toks[i + 1 : i + 2] not in _HIT_NEXT:
         # ATK-11 or ATK-14: both are "a hit"; guessing would record the wrong presses.
         raise ParseError(
-            "which hit? a Hit 2 ('hit 2', 'red hit 2', ATK-11) or a Wild Hit 4 "
-            "('hit 4 red', ATK-14)"
+            _(
+                "which hit? a Hit 2 ('hit 2', 'red hit 2', ATK-11) or a Wild Hit 4 "
+                "('hit 4 red', ATK-14)"
+            )
         )
     for phrase, kind in _PHRASES:
         n = len(phrase)
@@ -444,39 +555,50 @@ def _match_kind(toks: list[str], i: int, variant: str) -> tuple[str | None, int]
             meant = _MEANT[variant].get(resolved)
             if meant is not None:
                 raise ParseError(
-                    f"there is no {KIND_NAMES[resolved]} in {VARIANT_NAMES[variant]}: "
-                    f"did you mean '{meant}'? ({_examples(variant)})"
+                    _("there is no {card} in {game}: did you mean '{meant}'? ({examples})").format(
+                        card=_kind_name(resolved),
+                        game=VARIANT_NAMES[variant],
+                        meant=_say_phrase(meant),
+                        examples=_examples(variant),
+                    )
                 )
             if n == 1 and resolved in KIND_NAMES:
                 # A real card of another variant: say so rather than "not a card".
-                raise ParseError(
-                    f"{KIND_NAMES[resolved]} is not {_a(variant)} card; {_examples(variant)}"
-                )
+                raise ParseError(_not_a_card_of(resolved, variant))
     return None, 0
 
 
 def _not_in_deck(code: str, variant: str) -> str:
     """A card of the variant that this game's deck (its options) leaves out."""
-    name = KIND_NAMES.get(_kind_of(code), code)
+    name = _kind_name(_kind_of(code))
     if variant == "attack":  # the optional edition's cards
-        why = "ATK-2: the optional edition's cards come with the game option extra_cards"
+        why = _("ATK-2: the optional edition's cards come with the game option extra_cards")
     elif variant == "pocket-pizza":  # the number of each wild is a deck option
-        why = "PP-2: how many of each wild is a game option"
+        why = _("PP-2: how many of each wild is a game option")
     else:
         why = "MK-1"
-    return f"there is no {name} in this game's deck ({why}); type the card you played"
+    return _("there is no {card} in this game's deck ({why}); type the card you played").format(
+        card=name, why=why
+    )
 
 
-def _a(variant: str) -> str:
-    return ("an " if variant == "attack" else "a ") + VARIANT_NAMES[variant]
+def _not_a_card_of(kind: str, variant: str) -> str:
+    """A card of another variant: "Hit 2 is not a UNO Mario Kart card; try ..."."""
+    if variant == "attack":
+        text = _("{card} is not an UNO Attack card; {examples}")
+    elif variant == "mario-kart":
+        text = _("{card} is not a UNO Mario Kart card; {examples}")
+    else:
+        text = _("{card} is not a UNO Pocket Pizza Pizza card; {examples}")
+    return text.format(card=_kind_name(kind), examples=_examples(variant))
 
 
 def _examples(variant: str) -> str:
     if variant == "attack":
-        return "try 'r5', 'green skip', 'hit 2', 'wild blue', 'attack blue Bob', or 'help'"
+        return _("try 'r5', 'green skip', 'hit 2', 'wild blue', 'attack blue Bob', or 'help'")
     if variant == "mario-kart":
-        return "try 'r5', 'green skip', '+2', 'wild draw 4 red', 'item box g7', or 'help'"
-    return "try 'r5', 'green skip', '+1', 'wild blue', 'dip blue', or 'help'"
+        return _("try 'r5', 'green skip', '+2', 'wild draw 4 red', 'item box g7', or 'help'")
+    return _("try 'r5', 'green skip', '+1', 'wild blue', 'dip blue', or 'help'")
 
 
 def parse(text: str, ctx: Context) -> Parsed:
@@ -498,8 +620,10 @@ def parse(text: str, ctx: Context) -> Parsed:
         if named is not None and _is_fix(toks) and not colon and ctx.choice != "reveal":
             n = toks[1]
             raise ParseError(
-                f"did {named} play a {n} (type '{named}: {n}') or does {named} hold {n} "
-                f"cards (type 'fix {named} {n}')?"
+                _(
+                    "did {who} play a {n} (type '{who}: {n}') or does {who} hold {n} "
+                    "cards (type 'fix {who} {n}')?"
+                ).format(who=named, n=n)
             )
         if named is not None and toks[1] not in ("has", "=") and (colon or not _is_fix(toks)):
             by = named
@@ -511,7 +635,7 @@ def parse(text: str, ctx: Context) -> Parsed:
     head = toks[0]
     rest = toks[1:]
     if by is None:
-        raise ParseError("nobody is awaited right now; type 'help' to see what you can do")
+        raise ParseError(_("nobody is awaited right now; type 'help' to see what you can do"))
     if ctx.choice in ("top", "turned", "give", "won"):
         return _table_fact(by, toks, ctx)
 
@@ -521,7 +645,7 @@ def parse(text: str, ctx: Context) -> Parsed:
         # ATK-25: a press the launcher did not see (its cards came out, or it was off).
         move = _press(by, rest[1:], ctx)
         if "cards" not in move.actions[0]:
-            raise ParseError("a missed press is typed with its cards, e.g. 'missed press 3'")
+            raise ParseError(_("a missed press is typed with its cards, e.g. 'missed press 3'"))
         return Move(move.actions, missed=True)
     if (
         (head.isdigit() or toks in _NO_CARDS)
@@ -559,14 +683,16 @@ _NO = {"no", "n", "lost", "lose", "false", "innocent", "clean", "wrong", "failed
 def _table_fact(by: str, toks: list[str], ctx: Context) -> Move:
     """A fact only the table knows: the start card, an Item Box's card, a card given,
     a challenge's outcome (hidden hands, docs/architecture.md §1)."""
-    text = " ".join(toks)
+    text = " ".join(_say(t) for t in toks)
     if ctx.choice == "won":
         words = [w for w in toks if w not in ("challenge", "the", "it")]
         if len(words) == 1 and words[0] in _YES | _NO:
             return Move(({"by": by, "choose": {"won": words[0] in _YES}},))
         raise ParseError(
-            "did the challenge succeed? type 'won' (the hand held a card that makes it "
-            "succeed) or 'lost'"
+            _(
+                "did the challenge succeed? type 'won' (the hand held a card that makes it "
+                "succeed) or 'lost'"
+            )
         )
     key = {"top": "top", "turned": "turned", "give": "give"}[str(ctx.choice)]
     words = [w for w in toks if w not in _FILLER and w not in ("turned", "is", "was", "top")]
@@ -574,13 +700,17 @@ def _table_fact(by: str, toks: list[str], ctx: Context) -> Move:
         code = card_code(" ".join(words), ctx, default_color=False)
     except ParseError:
         what = {
-            "top": "the card turned up to start the pile",
-            "turned": "the card the Item Box turned up",
-            "give": "the card given",
+            "top": _(
+                "{text} is not one card; type the card turned up to start the pile, "
+                "e.g. r5, 'green skip' or W"
+            ),
+            "turned": _(
+                "{text} is not one card; type the card the Item Box turned up, "
+                "e.g. r5, 'green skip' or W"
+            ),
+            "give": _("{text} is not one card; type the card given, e.g. r5, 'green skip' or W"),
         }[key]
-        raise ParseError(
-            f"{text!r} is not one card; type {what}, e.g. r5, 'green skip' or W"
-        ) from None
+        raise ParseError(what.format(text=repr(text))) from None
     return Move(({"by": by, "choose": {key: code}},))
 
 
@@ -594,8 +724,10 @@ def _command(toks: list[str], ctx: Context) -> Command | None:
         # --port sim: a control of the simulated launcher ('sim jam', 'sim load 40').
         if not rest:
             raise ParseError(
-                "'sim' and a simulator command: sim jam, sim unjam, sim load N, sim unplug, "
-                "sim replug, sim reset, sim stall, sim unstall, sim hold MS, sim press"
+                _(
+                    "'sim' and a simulator command: sim jam, sim unjam, sim load N, sim unplug, "
+                    "sim replug, sim reset, sim stall, sim unstall, sim hold MS, sim press"
+                )
             )
         return Command("sim", (" ".join(rest),))
     if head in ("undo", "u", "oops", "back"):
@@ -603,7 +735,7 @@ def _command(toks: list[str], ctx: Context) -> Command | None:
             return Command("undo", (1,))
         n = _count(rest[0])
         if n is None or n < 1 or len(rest) > 1:
-            raise ParseError("undo how many actions? e.g. 'undo' or 'undo 3'")
+            raise ParseError(_("undo how many actions? e.g. 'undo' or 'undo 3'"))
         return Command("undo", (n,))
     if head in ("help", "?", "h", "commands"):
         return Command("help", tuple(rest[:1]))
@@ -633,7 +765,9 @@ def _fix(rest: list[str], ctx: Context) -> Command:
             return Command("fix", (who, n))
     names = "/".join(ctx.players)
     raise ParseError(
-        f"to correct a hand size type 'fix PLAYER N', e.g. 'fix {ctx.players[0]} 5' ({names})"
+        _("to correct a hand size type 'fix PLAYER N', e.g. 'fix {player} 5' ({players})").format(
+            player=ctx.players[0], players=names
+        )
     )
 
 
@@ -661,10 +795,21 @@ def _taking(head: str, rest: list[str]) -> list[str] | None:
 #: The Draw card a player may mean by "draw N", by variant and N.
 _DRAW_CARD = {
     "mario-kart": {
-        2: ("Draw Two", "'+2' or 'red draw two'", "MK-10"),
-        4: ("Wild Draw Four", "'wd4 blue' or 'wild draw 4 blue'", "MK-12"),
+        2: N_(
+            "did {who} play a Draw Two (MK-10: type '+2' or 'red draw two') or take cards "
+            "from the stock ('draw': one card a turn)?"
+        ),
+        4: N_(
+            "did {who} play a Wild Draw Four (MK-12: type 'wd4 blue' or 'wild draw 4 blue') "
+            "or take cards from the stock ('draw': one card a turn)?"
+        ),
     },
-    "pocket-pizza": {2: ("Wild Draw 2", "'wd2 blue' or 'wild draw 2 blue'", "PP-12")},
+    "pocket-pizza": {
+        2: N_(
+            "did {who} play a Wild Draw 2 (PP-12: type 'wd2 blue' or 'wild draw 2 blue') or "
+            "take cards from the stock ('draw': one card a turn)?"
+        )
+    },
 }
 
 
@@ -674,7 +819,9 @@ def _draw(by: str, words: list[str], ctx: Context) -> Move:
     n = 1 if not words else (_count(words[0]) if len(words) == 1 else None)
     if n is None or n < 1:
         raise ParseError(
-            f"to take a card from the stock type 'draw' (one card a turn); {_examples(ctx.variant)}"
+            _("to take a card from the stock type 'draw' (one card a turn); {examples}").format(
+                examples=_examples(ctx.variant)
+            )
         )
     if n == 1:
         return Move(({"by": by, "draw": True},))
@@ -682,14 +829,12 @@ def _draw(by: str, words: list[str], ctx: Context) -> Move:
         return Move(tuple({"by": by, "draw": True} for _ in range(n)))  # owed draws
     card = _DRAW_CARD.get(ctx.variant, {}).get(n)
     if card is not None:
-        name, words_for, rule = card
-        raise ParseError(
-            f"did {by} play a {name} ({rule}: type {words_for}) or take cards from the "
-            f"stock ('draw': one card a turn)?"
-        )
+        raise ParseError(_(card).format(who=by))
     raise ParseError(
-        f"a turn takes one card from the stock: type 'draw' (the cards a Draw card makes "
-        f"a player take are counted by the table); {_examples(ctx.variant)}"
+        _(
+            "a turn takes one card from the stock: type 'draw' (the cards a Draw card makes "
+            "a player take are counted by the table); {examples}"
+        ).format(examples=_examples(ctx.variant))
     )
 
 
@@ -703,18 +848,24 @@ def _not_in_attack(head: str, rest: list[str], taking: bool = False) -> None:
     stock (ATK-3, ATK-5) — and no Draw Two (ATK-1: the Hit 2)."""
     if head in ("challenge", "ch", "chal", "challenged", "accept"):
         raise ParseError(
-            "there is no challenge in UNO Attack (ATK-14): a Wild Hit 4 is 4 presses for the "
-            "next player; type 'press'"
+            _(
+                "there is no challenge in UNO Attack (ATK-14): a Wild Hit 4 is 4 presses for "
+                "the next player; type 'press'"
+            )
         )
     if head in ("draw", "d", "drew", "draws") or taking:
         if rest[:1] == ["2"] and len(rest) == 1 and head in ("draw", "d"):
             raise ParseError(
-                "there is no Draw Two in UNO Attack: did you mean 'hit 2' (ATK-11)? "
-                "(cards that came out of a press: 'press 2')"
+                _(
+                    "there is no Draw Two in UNO Attack: did you mean 'hit 2' (ATK-11)? "
+                    "(cards that came out of a press: 'press 2')"
+                )
             )
         raise ParseError(
-            "there is no drawing in UNO Attack: the launcher is the stock (ATK-3); "
-            "type 'press' (or 'press N' with the cards that came out)"
+            _(
+                "there is no drawing in UNO Attack: the launcher is the stock (ATK-3); "
+                "type 'press' (or 'press N' with the cards that came out)"
+            )
         )
 
 
@@ -727,7 +878,7 @@ def _press(by: str, rest: list[str], ctx: Context) -> Move:
     n = _count(words[0])
     if n is None or len(words) > 1 or n > 112:
         raise ParseError(
-            "type 'press' or 'press N' where N is how many cards came out, e.g. 'press 3'"
+            _("type 'press' or 'press N' where N is how many cards came out, e.g. 'press 3'")
         )
     return Move(({"by": by, "press": True, "cards": n},))
 
@@ -742,7 +893,9 @@ def _challenge(by: str, rest: list[str], ctx: Context) -> Move:
         elif words[0] in ("lost", "lose", "loses", "no", "innocent", "clean"):
             action["won"] = False
         else:
-            raise ParseError("type 'challenge', or 'challenge won' / 'challenge lost' if you know")
+            raise ParseError(
+                _("type 'challenge', or 'challenge won' / 'challenge lost' if you know")
+            )
     return Move((action,))
 
 
@@ -751,9 +904,11 @@ def _catch(by: str, rest: list[str], ctx: Context, named: bool = False) -> Move:
     if len(words) != 1 or _player(words[0], ctx.players) is None:
         meant = _did_you_mean(words[0], ctx) if words else ""
         if meant in ctx.players:
-            raise ParseError(f"catch whom? did you mean 'catch {meant}'?")
+            raise ParseError(_("catch whom? did you mean 'catch {player}'?").format(player=meant))
         raise ParseError(
-            f"catch whom? e.g. 'catch {ctx.players[-1]}'; players: {', '.join(ctx.players)}"
+            _("catch whom? e.g. 'catch {player}'; players: {players}").format(
+                player=ctx.players[-1], players=", ".join(ctx.players)
+            )
         )
     caught = _player(words[0], ctx.players)
     assert caught is not None
@@ -761,8 +916,10 @@ def _catch(by: str, rest: list[str], ctx: Context, named: bool = False) -> Move:
     if catcher == caught and named:
         others = [p for p in ctx.players if p != caught]
         raise ParseError(
-            f"{caught} cannot catch themselves (COM-6): who caught {caught}? "
-            f"e.g. '{others[0]} catch {caught}'"
+            _(
+                "{caught} cannot catch themselves (COM-6): who caught {caught}? "
+                "e.g. '{other} catch {caught}'"
+            ).format(caught=caught, other=others[0])
         )
     if catcher == caught:
         # "catch Bob" typed while Bob is awaited: the catcher is someone else at the table.
@@ -780,16 +937,34 @@ def _choose(by: str, rest: list[str], ctx: Context) -> Move:
         if who is not None and ctx.choice != "color":
             return Move(({"by": by, "choose": {"target": who}},))
     if ctx.choice == "color":
-        meant = difflib.get_close_matches(words[0] if words else "", list(COLORS), n=1)
-        hint = f" — did you mean '{meant[0]}'?" if meant else ""
+        typed = words[0] if words else ""
+        names = {c: _colour_name(c) for c in COLORS}
+        meant = (
+            difflib.get_close_matches(typed, list(COLORS), n=1)
+            or [c for c, name in names.items() if difflib.get_close_matches(typed, [name], n=1)][:1]
+        )
+        text = repr(" ".join(_say(w) for w in words))
+        if meant:
+            raise ParseError(
+                _(
+                    "{text} is not a colour: type red, yellow, green or blue — "
+                    "did you mean '{meant}'?"
+                ).format(text=text, meant=names[meant[0]])
+            )
         raise ParseError(
-            f"{' '.join(words)!r} is not a colour: type red, yellow, green or blue{hint}"
+            _("{text} is not a colour: type red, yellow, green or blue").format(text=text)
         )
     if ctx.choice == "target":
         others = [p for p in ctx.players if p != by]
-        raise ParseError(f"choose a player: {', '.join(others)}, e.g. '{others[0]}'")
+        raise ParseError(
+            _("choose a player: {players}, e.g. '{player}'").format(
+                players=", ".join(others), player=others[0]
+            )
+        )
     raise ParseError(
-        f"choose a colour ({', '.join(COLORS)}) or a player ({', '.join(ctx.players)}), e.g. 'red'"
+        _("choose a colour ({colours}) or a player ({players}), e.g. 'red'").format(
+            colours=", ".join(_colour_name(c) for c in COLORS), players=", ".join(ctx.players)
+        )
     )
 
 
@@ -810,14 +985,20 @@ def _play(by: str, toks: list[str], ctx: Context) -> Move:
         who = _player(w, ctx.players) if len(w) > 1 and not _is_word(w) else None
         if who is not None and _COMPACT.match(w) is None:
             if target is not None:
-                raise ParseError(f"two players named ({target}, {who}); name one target")
+                raise ParseError(
+                    _("two players named ({first}, {second}); name one target").format(
+                        first=target, second=who
+                    )
+                )
             target = who
         else:
             kept.append(w)
     while kept and kept[0] == ",":
         del kept[0]
     if not kept:
-        raise ParseError(f"what did {by} play? {_examples(ctx.variant)}")
+        raise ParseError(
+            _("what did {who} play? {examples}").format(who=by, examples=_examples(ctx.variant))
+        )
     first, colour, i = _next_card(kept, 0, ctx, default_color=True)
     kind = _kind_of(first)
     if ctx.deck and first not in ctx.deck:
@@ -834,8 +1015,10 @@ def _play(by: str, toks: list[str], ctx: Context) -> Move:
         if len(more) != 1:
             # MK-13: the card is turned at once, in everyone's sight: it comes with the play.
             raise ParseError(
-                "name the one card the Item Box turned up, e.g. 'item box g7' "
-                "(add a player for a Green Shell, a colour for a Bob-omb)"
+                _(
+                    "name the one card the Item Box turned up, e.g. 'item box g7' "
+                    "(add a player for a Green Shell, a colour for a Bob-omb)"
+                )
             )
         action["turned"] = more[0]
         if colour is not None:
@@ -847,28 +1030,34 @@ def _play(by: str, toks: list[str], ctx: Context) -> Move:
         if more:
             action["discarded"] = more
     elif more:
-        raise ParseError("one card at a time, please: type the first card you played")
+        raise ParseError(_("one card at a time, please: type the first card you played"))
     if first.startswith("W") and first != "WIB" and colour is not None:
         action["color"] = colour  # none named: the game asks for it next (COM-1)
     if kind in _NEEDS_TARGET:
         if target is None:
             others = [p for p in ctx.players if p != by]
+            example = " ".join(
+                [_say(_wild_word(first))] + [_colour("blue")] * (first == "WAA") + [others[0]]
+            )
             raise ParseError(
-                f"name the target of the {_kind_name(kind)}, "
-                f"e.g. '{_wild_word(first)} {'blue ' if first == 'WAA' else ''}{others[0]}'"
+                _("name the target of the {card}, e.g. '{example}'").format(
+                    card=_kind_name(kind), example=example
+                )
             )
         if target == by:
-            raise ParseError(f"{by} cannot target themselves; name another player")
+            raise ParseError(
+                _("{who} cannot target themselves; name another player").format(who=by)
+            )
         action["target"] = target
     elif target is not None and kind == "WC":
         # ATK-16: a Wild Customizable may be house-ruled into Attack-Attack or Trade
         # Hands; the engine checks whether this game's option takes a target.
         action["target"] = target
     elif target is not None:
-        raise ParseError(f"the {_kind_name(kind)} takes no target player")
+        raise ParseError(_("the {card} takes no target player").format(card=_kind_name(kind)))
     if give is not None:
         if first != "WDD":
-            raise ParseError("only Wild Dip Into The Deck gives a card")
+            raise ParseError(_("only Wild Dip Into The Deck gives a card"))
         action["give"] = give
     if uno:
         action["uno"] = True
@@ -907,19 +1096,23 @@ def parse_hand(text: str, ctx: Context) -> list[str] | int:
     empty list of cards (the table then checks it against the hand size, COM-8)."""
     toks = [t for t in tokens_of(text, commas=True) if t not in ("points", "point", "pts", "pt")]
     if not [t for t in toks if t != ","]:
-        raise ParseError("type the cards left (e.g. 'r5 g7 wild') or their point total (e.g. 37)")
+        raise ParseError(
+            _("type the cards left (e.g. 'r5 g7 wild') or their point total (e.g. 37)")
+        )
     if toks in (["none"], ["nothing"], ["empty"], ["no", "cards"]):
         return []
     if len(toks) == 1 and toks[0].isdigit() and len(toks[0]) <= 4:
         if int(toks[0]) > 2000:
-            raise ParseError("that is more points than a hand can hold; type the total again")
+            raise ParseError(_("that is more points than a hand can hold; type the total again"))
         return int(toks[0])
     blind = Context(ctx.variant, ctx.players)  # no colour to match: every card names its own
     try:
         # Points do not depend on a card's colour (ATK-1, MK-1, PP-1): '+2' is enough.
         return _cards_in(toks, blind, default_color=False, any_colour=True)
     except ParseError as exc:
-        raise ParseError(f"{exc} (or type the hand's point total, e.g. 37)") from None
+        raise ParseError(
+            _("{reason} (or type the hand's point total, e.g. 37)").format(reason=exc)
+        ) from None
 
 
 def parse_discarded(text: str, ctx: Context) -> list[str] | int:
@@ -930,24 +1123,41 @@ def parse_discarded(text: str, ctx: Context) -> list[str] | int:
     words = [t for t in toks if t != ","]
     if not words:
         raise ParseError(
-            f"type the other {colour} cards (e.g. {_LETTER[colour]}3 {_LETTER[colour]}9), "
-            "how many (e.g. 2), or none"
+            _(
+                "type the other {colour} cards (e.g. {letter}3 {letter}9), how many (e.g. 2), "
+                "or none"
+            ).format(colour=_colour_name(colour), letter=_LETTER[colour])
         )
     if words in (["none"], ["nothing"], ["no"], ["0"]):
         return []
     if len(words) == 1 and words[0].isdigit():
         n = int(words[0])
         if n > 30:
-            raise ParseError(f"{n} is more {colour} cards than the deck has; type how many")
+            raise ParseError(
+                _("{n} is more {colour} cards than the deck has; type how many").format(
+                    n=n, colour=_colour_name(colour)
+                )
+            )
         return n
     cards = _cards_in(toks, replace(ctx, color=colour), default_color=True)
     for code in cards:
         if code.startswith("W") or code[0] != _LETTER[colour]:
             raise ParseError(
-                f"{code} is not {colour}: a Discard All takes only the cards of its own colour "
-                "(ATK-12); type the cards again"
+                _(
+                    "{card} is not {colour}: a Discard All takes only the cards of its own "
+                    "colour (ATK-12); type the cards again"
+                ).format(card=code, colour=_colour(colour))
             )
     return cards
+
+
+def answer(text: str) -> str:
+    """A short answer to one of the table's questions, in the English words the table
+    compares it with, whatever language it was typed in: ``já`` -> ``yes``, ``nei`` ->
+    ``no``, ``ekkert`` -> ``none``, ``hætta`` -> ``quit``, ``afturkalla`` -> ``undo``,
+    ``tvö`` -> ``2``; lower case, one space between words, ``""`` for Enter."""
+    words = unicodedata.normalize("NFC", text).lower().split()
+    return " ".join(_english(words))
 
 
 def table_command(text: str, ctx: Context) -> Command | None:
@@ -959,7 +1169,25 @@ def table_command(text: str, ctx: Context) -> Command | None:
 
 
 def vocabulary(ctx: Context) -> list[str]:
-    """Words worth completing with Tab in this position."""
+    """Words worth completing with Tab in this position: in Icelandic the glossary's words
+    first, then the English ones (both are read)."""
+    english = _vocabulary(ctx)
+    if current() != "is":
+        return english
+    verbs = set(ctx.verbs)
+    words = list(glossary.COMPLETE_COMMANDS)
+    for verb, said in glossary.COMPLETE_VERBS.items():
+        if verb in verbs:
+            words += said
+    words += list(glossary.COMPLETE_COLOURS) + list(ctx.players)
+    if "play" in verbs or not verbs:
+        held = {c if c.startswith("W") else c[1:] for c in ctx.deck}
+        kinds = [*_COLOURED[ctx.variant], *_WILDS[ctx.variant]]
+        words += [glossary.COMPLETE_KINDS[k] for k in kinds if not ctx.deck or k in held]
+    return list(dict.fromkeys(words + english))
+
+
+def _vocabulary(ctx: Context) -> list[str]:
     words = ["help", "undo", "fix", "quit", "uno", "catch"]
     verbs = set(ctx.verbs)
     if "press" in verbs:
@@ -998,79 +1226,137 @@ def vocabulary(ctx: Context) -> list[str]:
 def complete(line: str, ctx: Context) -> list[str]:
     """Completions for the last word of ``line`` (what readline's Tab offers)."""
     parts = line.split(" ")
-    last = parts[-1].lower()
-    return [w for w in vocabulary(ctx) if w.lower().startswith(last)]
+    last = unicodedata.normalize("NFC", parts[-1]).lower()
+    bare = glossary.plain(last)
+    return [
+        w
+        for w in vocabulary(ctx)
+        if w.lower().startswith(last) or (bare and _plain_key(w).startswith(bare))
+    ]
 
 
 def help_text(ctx: Context) -> str:
     """The table's help, for the variant in play: every form :func:`parse` reads (and
-    :func:`parse_hand` / :func:`parse_discarded` at their questions), with examples."""
+    :func:`parse_hand` / :func:`parse_discarded` at their questions), with examples, in the
+    table's language (Icelandic examples in Icelandic: both are read).
+
+    One catalog entry per line, so that a translation keeps the layout and the pseudo-locale
+    test sees every line wrapped."""
     v = ctx.variant
     p = ctx.players
-    other = p[1] if len(p) > 1 else p[0]
-    third = p[2] if len(p) > 2 else p[0]
+    names = {"other": p[1] if len(p) > 1 else p[0], "third": p[2] if len(p) > 2 else p[0]}
+    codes = {"attack": ", H2, DA, TH", "mario-kart": ", +2", "pocket-pizza": ", +1"}[v]
     lines = [
-        "Type what the awaited player did; 'NAME: ...' or 'NAME ...' for someone else",
-        f"  (e.g. '{other}: r5', '{third} catch {other}'); any case; number words work.",
-        "Cards: 'r5', 'red 5', '5 red', 'red five', '5' (the colour to match), 'green skip',",
-        "  'skip' (colour to match), 'gS' (codes: r/y/g/b + 0-9, S, R"
-        + {"attack": ", H2, DA, TH", "mario-kart": ", +2", "pocket-pizza": ", +1"}[v]
-        + "), 'reverse'",
-        "  'wild blue', 'blue wild'; 'wild' alone: the colour is asked for next"
+        # TRANSLATORS: the table's help, one entry per line (a line starting with two spaces
+        # goes on with the item above). What is in quotes is typed by players: write the
+        # words of your language that host/unolaunch/table/glossary.py reads, and check that
+        # they parse (tests/test_table_parse_is.py does for Icelandic).
+        _("Type what the awaited player did; 'NAME: ...' or 'NAME ...' for someone else"),
+        _("  (e.g. '{other}: r5', '{third} catch {other}'); any case; number words work."),
+        _("Cards: 'r5', 'red 5', '5 red', 'red five', '5' (the colour to match), 'green skip',"),
+        _("  'skip' (colour to match), 'gS' (codes: r/y/g/b + 0-9, S, R{codes}), 'reverse'"),
+        _("  'wild blue', 'blue wild'; 'wild' alone: the colour is asked for next")
         if "W" in _WILDS[v]
-        else "  a wild without its colour: the colour is asked for next",
-        "  'r5 uno' says UNO with the card (COM-6); 'uno' just after it",
-        "  commas separate cards: 'r5, g7' (a hand, or cards that went with a play)",
+        else _("  a wild without its colour: the colour is asked for next"),
+        _("  'r5 uno' says UNO with the card (COM-6); 'uno' just after it"),
+        _("  commas separate cards: 'r5, g7' (a hand, or cards that went with a play)"),
     ]
     if v == "attack":
         lines += [
-            "UNO Attack: 'hit 2', 'red hit 2' (ATK-11), 'discard all',",
-            "  'yellow discard all y3 y9' (ATK-12: the other yellow cards it took; left out,",
-            "  they are asked for: the cards, how many, or none),",
-            f"  'hit4 red' (ATK-14), 'attack blue {other}' (ATK-15),",
-            "  'custom red' (ATK-16); optional edition: 'hit fire green', 'all hit red',"
-            f" 'red trade {third}'",
-            "  'press' (the launcher's button); no launcher: 'press 3' = 3 cards came out,"
-            " 'press none' = none",
-            "  when presses are owed and there is no launcher: '2' or 'none' (cards that came out)",
-            "  a press the working launcher missed: 'missed press 3' (ATK-25)",
-            "  'pass' ends the turn after a Skip or Reverse (ATK-8). No drawing, no challenge"
-            " (ATK-14): 'press'.",
+            _("UNO Attack: 'hit 2', 'red hit 2' (ATK-11), 'discard all',"),
+            _("  'yellow discard all y3 y9' (ATK-12: the other yellow cards it took; left out,"),
+            _("  they are asked for: the cards, how many, or none),"),
+            _("  'hit4 red' (ATK-14), 'attack blue {other}' (ATK-15),"),
+            _(
+                "  'custom red' (ATK-16); optional edition: 'hit fire green', 'all hit red',"
+                " 'red trade {third}'"
+            ),
+            _(
+                "  'press' (the launcher's button); no launcher: 'press 3' = 3 cards came out,"
+                " 'press none' = none"
+            ),
+            _(
+                "  when presses are owed and there is no launcher: '2' or 'none'"
+                " (cards that came out)"
+            ),
+            _("  a press the working launcher missed: 'missed press 3' (ATK-25)"),
+            _(
+                "  'pass' ends the turn after a Skip or Reverse (ATK-8). No drawing, no challenge"
+                " (ATK-14): 'press'."
+            ),
         ]
     elif v == "mario-kart":
         lines += [
-            "UNO Mario Kart: '+2', 'green draw two' (MK-10), 'wd4 red' (MK-12),",
-            "  'item box g7' (MK-13: name the card it turned up;",
-            f"  'item box g7 {third} blue': a Green Shell's target, a Bob-omb's colour), 'pass'",
-            "  'draw' ('drew', 'draw a card', 'pick up': one card from the stock, MK-9; never a"
-            " Draw card)",
-            "  a Wild Draw Four: 'challenge', 'challenge won' / 'challenge lost', 'accept'"
-            " (MK-20);",
-            "  asked the challenge's outcome: 'won' / 'lost'",
-            "  asked the Item Box's card: 'g7'",
+            _("UNO Mario Kart: '+2', 'green draw two' (MK-10), 'wd4 red' (MK-12),"),
+            _("  'item box g7' (MK-13: name the card it turned up;"),
+            _("  'item box g7 {third} blue': a Green Shell's target, a Bob-omb's colour), 'pass'"),
+            _(
+                "  'draw' ('drew', 'draw a card', 'pick up': one card from the stock, MK-9; never a"
+                " Draw card)"
+            ),
+            _(
+                "  a Wild Draw Four: 'challenge', 'challenge won' / 'challenge lost', 'accept'"
+                " (MK-20);"
+            ),
+            _("  asked the challenge's outcome: 'won' / 'lost'"),
+            _("  asked the Item Box's card: 'g7'"),
         ]
     else:
         lines += [
-            "UNO Pocket Pizza Pizza: '+1' (PP-9), 'wd2 red' (PP-12), 'dip blue',"
-            " 'dip blue give g5' (PP-11), 'pass'",
-            "  'draw' ('drew', 'draw one', 'pick up': one card from the stock, PP-6; the Draw"
-            " One is '+1' or 'red draw one')",
-            "  a Wild Draw 2: 'challenge' / 'accept'; asked the card given: 'g5'",
+            _(
+                "UNO Pocket Pizza Pizza: '+1' (PP-9), 'wd2 red' (PP-12), 'dip blue',"
+                " 'dip blue give g5' (PP-11), 'pass'"
+            ),
+            _(
+                "  'draw' ('drew', 'draw one', 'pick up': one card from the stock, PP-6; the Draw"
+                " One is '+1' or 'red draw one')"
+            ),
+            _("  a Wild Draw 2: 'challenge' / 'accept'; asked the card given: 'g5'"),
         ]
     lines += [
-        f"'{other}: 5' is {other}'s play; '{other} 5' asks: a play, or a hand size?",
-        f"Catch a player who did not say UNO: 'catch {other}' (COM-6).",
-        f"Answer a question: a colour ('red', 'choose green'), a player ('{third}'),"
-        " the start card ('r5').",
-        f"Table: 'fix {other} 5' or '{other} has 5' corrects a hand size ('set' = 'fix');",
-        "  'undo' / 'undo 3' takes back actions ('u', 'oops', 'back'); 'help' ('?');",
-        "  'show' ('redraw', 'scores', Enter) redraws; 'quit' ('exit', 'q', 'bye') stops here"
-        " (--resume later);",
-        "  'clear' ('unjam') after clearing a jam or reloading the launcher.",
-        "  --port sim: 'sim jam', 'sim unjam', 'sim load 40', 'sim unplug', 'sim replug',"
-        " 'sim reset', 'sim stall' ... (what 'unolaunch sim' reads)",
-        "At a round's end, the cards left in each hand ('r5 g7 wild blue skip') or their",
-        "  points (37), 'none' for no cards; they must fit the hand size shown — 'fix NAME N'",
-        "  first if it is wrong (COM-8). 'undo' goes back across a round's or the game's end.",
+        _("'{other}: 5' is {other}'s play; '{other} 5' asks: a play, or a hand size?"),
+        _("Catch a player who did not say UNO: 'catch {other}' (COM-6)."),
+        _(
+            "Answer a question: a colour ('red', 'choose green'), a player ('{third}'),"
+            " the start card ('r5')."
+        ),
+        _("Table: 'fix {other} 5' or '{other} has 5' corrects a hand size ('set' = 'fix');"),
+        _("  'undo' / 'undo 3' takes back actions ('u', 'oops', 'back'); 'help' ('?');"),
+        _(
+            "  'show' ('redraw', 'scores', Enter) redraws; 'quit' ('exit', 'q', 'bye') stops here"
+            " (--resume later);"
+        ),
+        _("  'clear' ('unjam') after clearing a jam or reloading the launcher."),
+        _(
+            "  --port sim: 'sim jam', 'sim unjam', 'sim load 40', 'sim unplug', 'sim replug',"
+            " 'sim reset', 'sim stall' ... (what 'unolaunch sim' reads)"
+        ),
+        _("At a round's end, the cards left in each hand ('r5 g7 wild blue skip') or their"),
+        _("  points (37), 'none' for no cards; they must fit the hand size shown — 'fix NAME N'"),
+        _("  first if it is wrong (COM-8). 'undo' goes back across a round's or the game's end."),
     ]
-    return "\n".join(lines)
+    return "\n".join(line.format(codes=codes, **names) for line in lines)
+
+
+#: Every word the English side of the parser reads: an Icelandic term written without its
+#: accents is not read as Icelandic when it is one of these (see glossary.terms).
+_ENGLISH = frozenset(
+    set(_COLOR_WORDS)
+    | set(_NUMBER_WORDS)
+    | {w for phrase, _kind in _PHRASES for w in phrase}
+    | _FILLER
+    | _VERBS
+    | _DRAW_WORDS
+    | _PICK_WORDS
+    | _DRAW_FILLER
+    | _YES
+    | _NO
+    | {"missed", "miss", "pressed", "p", "ch", "chal", "challenged", "caught", "c", "pick"}
+    | {"name", "target", "u", "oops", "back", "h", "commands", "exit", "q", "bye", "unjam"}
+    | {"reset", "redraw", "screen", "status", "scores", "score", "set", "hand", "cards"}
+    | {"has", "none", "nothing", "empty", "points", "point", "pts", "pt", "more", "sim"}
+    | {"win", "wins", "lose", "loses", "given", "gives", "came", "out", "up", "show", "is"}
+)
+#: Icelandic word or phrase -> the English words it stands for (glossary.py).
+_ICELANDIC = glossary.terms(_ENGLISH)
+_LONGEST = max(len(term.split()) for term in _ICELANDIC)
