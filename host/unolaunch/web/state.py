@@ -80,7 +80,7 @@ def build_state(game: Game, extras: Extras) -> dict[str, Any]:
     snap = game.snapshot()
     owed_text: dict[str, list[str]] = {}
     for text in snap.get("owed", []):
-        who, _, what = str(text).partition(" ")
+        who, _sep, what = str(text).partition(" ")
         owed_text.setdefault(who, []).append(what)
     presses = owed_presses(game)
     aw: Mapping[str, Any] | None = snap.get("awaiting")

@@ -67,6 +67,7 @@ function tnp(singular, plural, n, fields) { return split(rawN(singular, plural, 
 
 // The colours: the letter and the name are data (actions, classes); the label is shown.
 const COLOURS = {
+  // TRANSLATORS: a colour named alone (the colour to match, a colour button): as "litur" takes it
   r: { name: "red", mark: "●", label: tc("colour", "red") },
   y: { name: "yellow", mark: "▲", label: tc("colour", "yellow") },
   g: { name: "green", mark: "■", label: tc("colour", "green") },
@@ -81,6 +82,7 @@ const COLOUR_BY_NAME = { red: "r", yellow: "y", green: "g", blue: "b" };
 const KINDS = {
   S: { mark: "⊘" },
   R: { mark: "⇄" },
+  // TRANSLATORS: the letters printed big on a card for its kind (two at most; H2: Hit 2)
   H2: { mark: tc("card mark", "H2") },
   DA: { mark: tc("card mark", "DA") },
   TH: { mark: "⇆" },

@@ -151,8 +151,14 @@
       }
       const mine = myPlayer();
       if (code.endsWith("DA") && mine && mine.hand_size > 1) {
-        const colour = COLOURS[code[0]].label;
-        box.appendChild(el("div", "ask", t("How many other {colour} cards went with it (ATK-12)?", { colour })));
+        // one sentence per colour: the colour's word takes the sentence's case and gender
+        const asked = {
+          r: t("How many other red cards went with it (ATK-12)?"),
+          y: t("How many other yellow cards went with it (ATK-12)?"),
+          g: t("How many other green cards went with it (ATK-12)?"),
+          b: t("How many other blue cards went with it (ATK-12)?"),
+        }[code[0]];
+        box.appendChild(el("div", "ask", asked));
         const row = el("div", "row");
         for (let n = 0; n <= Math.min(mine.hand_size - 1, 12); n++) {
           const b = button(row, String(n), () => { pick.discarded = n; render(); }, "btn small" + (pick.discarded === n ? " chosen" : ""));
@@ -341,6 +347,7 @@
   function linkRefused() {
     if (live) live.stop();
     me = null;
+    if ($("langs")) clear($("langs")); // nothing to tap on a page that cannot play
     const main = clear($("main"));
     main.className = "refused";
     main.id = "refused";
