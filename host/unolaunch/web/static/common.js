@@ -2,10 +2,10 @@
 "use strict";
 
 // The page's words: the server puts the catalog of the page's language (the game's, or the
-// language this phone chose) in <script type="application/json" id="i18n">. t("...") and
-// tn("...", "...", n) are what tools/catalogs.py extracts (Babel) for the translators;
-// tc("context", "...") tells apart one English word with two translations. {fields} are
-// filled after translating, so a translator can move them.
+// language this phone chose) in <script type="application/json" id="i18n">. The calls of
+// t, tn (a count), tc (with a context: one English word, two translations), tp and tnp
+// (with players' names) are what tools/catalogs.py extracts (Babel) for the translators;
+// {fields} are filled after translating, so a translator can move them.
 const I18N = (function () {
   const node = document.getElementById("i18n");
   let data = {};
@@ -48,7 +48,7 @@ function tc(context, msgid, fields) {
 }
 
 // A translated sentence as parts() takes it: a field given as {name: "Ann"} becomes the
-// player's name, isolated (tp(t-msgid...) is never glued from halves).
+// player's name, isolated (a sentence is never glued from halves).
 function split(text, fields) {
   const out = [];
   let last = 0;
