@@ -90,7 +90,10 @@ def act(game: WebGame, action: dict[str, Any], lang: str | None) -> tuple[int, d
         "POST",
         "/api/action" + (f"?lang={lang}" if lang else ""),
         json.dumps(action).encode(),
-        {"Content-Type": "application/json", "Authorization": f"Bearer {game.secrets[action['by']]}"},
+        {
+            "Content-Type": "application/json",
+            "Authorization": f"Bearer {game.secrets[action['by']]}",
+        },
     )
     return status, json.loads(body)
 
@@ -304,9 +307,7 @@ def test_the_scripts_catalog_is_what_babel_extracts() -> None:
             babel_js.add((msg.context, msgid, plural))
         if any(p.endswith(".html") for p in places):
             babel_html.add(msgid)
-    ours = {
-        m for name in pages.SCRIPTS for m in pages.script_messages((STATIC / name).read_text())
-    }
+    ours = {m for name in pages.SCRIPTS for m in pages.script_messages((STATIC / name).read_text())}
     assert ours == babel_js
     marks = {m for f in STATIC.glob("*.html") for m in pages.page_marks(f.read_text())}
     assert marks == babel_html and "This page needs JavaScript." in marks

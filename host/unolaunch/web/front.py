@@ -125,6 +125,7 @@ class TableFront:
         terminal changes no game state, but the pages show the launcher)."""
         if hasattr(launcher, "on_change"):
             launcher.on_change = self._launcher_changed
+        self.on_change()  # a page that asked before the launcher was there: it is now
 
     def _launcher_changed(self) -> None:
         self.on_change()

@@ -41,7 +41,11 @@ PLURAL_SPAN = 200
 _MARK = re.compile(r"\{\{_:(.*?)\}\}", re.S)
 _JS_STRING = r'"((?:[^"\\\n]|\\.)*)"'
 _JS_CALL = re.compile(
-    r"(?:(?<=\.\.\.)|(?<![\w.$]))(tnp|tn|tc|tp|t)\(\s*" + _JS_STRING + r"(?:\s*,\s*" + _JS_STRING + r")?"
+    r"(?:(?<=\.\.\.)|(?<![\w.$]))(tnp|tn|tc|tp|t)\(\s*"
+    + _JS_STRING
+    + r"(?:\s*,\s*"
+    + _JS_STRING
+    + r")?"
 )
 #: The scripts whose strings the pages' catalog holds.
 SCRIPTS = ("common.js", "table.js", "player.js")

@@ -217,6 +217,7 @@ function languageButtons(parent) {
       document.cookie = "unolaunch_lang=" + code + "; path=" + location.pathname + "; max-age=31536000; samesite=strict";
       location.reload();
     });
+    if (box.firstChild) box.appendChild(document.createTextNode(" "));
     box.appendChild(b);
   }
   parent.appendChild(box);
