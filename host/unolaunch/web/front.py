@@ -74,7 +74,11 @@ def phone_words(message: str) -> str:
     text = _RULE_FIRST.sub("", message, count=1)
     for pattern, words in _PHONE_WORDS:
         said = _(words)
-        text = pattern.sub(lambda m, said=said: said.format(player=m[1], command=m[1]), text)
+
+        def fill(m: re.Match[str], said: str = said) -> str:
+            return said.format(player=m[1], command=m[1])
+
+        text = pattern.sub(fill, text)
     return text
 
 
