@@ -13,8 +13,12 @@ host/unolaunch/locale/unolaunch.pot -d host/unolaunch/locale -l LANG`` and see d
 from __future__ import annotations
 
 import datetime
+import itertools
+import re
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from babel.messages.catalog import Catalog
 from babel.messages.extract import extract_from_dir
@@ -24,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 LOCALE = ROOT / "host" / "unolaunch" / "locale"
 POT = LOCALE / "unolaunch.pot"
 DOMAIN = "unolaunch"
-METHODS = [("host/unolaunch/**.py", "python"), ("host/unolaunch/web/static/**.js", "javascript")]
+METHODS = [("host/unolaunch/**.py", "python")]
 FIXED_DATE = datetime.datetime(2026, 12, 1, tzinfo=datetime.UTC)
 KEYWORDS = {
     "_": None,
@@ -33,17 +37,32 @@ KEYWORDS = {
     "pgettext": ((1, "c"), 2),
     "N_": None,
 }
+#: The web pages' scripts mark their strings with t/tn/tc/tp/tnp (web/static/common.js);
+#: their pages mark text as {{_:...}} (web/pages.py).
+WEB_METHODS = [
+    ("host/unolaunch/web/static/**.js", "javascript"),
+    ("host/unolaunch/web/static/**.html", "html"),
+]
+JS_KEYWORDS = {"t": None, "tp": None, "tn": (1, 2), "tnp": (1, 2), "tc": ((1, "c"), 2)}
+
+
+def extract_html(
+    fileobj: Any, keywords: Any, comment_tags: Any, options: Any
+) -> Iterator[tuple[int, str, str, list[str]]]:
+    """Babel extractor of a web page's ``{{_:...}}`` marks (whitespace as one space)."""
+    text = fileobj.read().decode("utf-8")
+    for m in re.finditer(r"\{\{_:(.*?)\}\}", text, re.S):
+        yield text.count("\n", 0, m.start()) + 1, "t", " ".join(m.group(1).split()), []
 
 
 def extract() -> Catalog:
     """Every marked string of the code, as a template catalog."""
     catalog = Catalog(project="unolaunch", domain=DOMAIN, charset="utf-8")
-    found = extract_from_dir(
-        str(ROOT),
-        METHODS,
-        keywords=KEYWORDS,
-        comment_tags=("TRANSLATORS:",),
-        strip_comment_tags=True,
+    common = {"comment_tags": ("TRANSLATORS:",), "strip_comment_tags": True}
+    web_methods = [(p, extract_html if m == "html" else m) for p, m in WEB_METHODS]
+    found = itertools.chain(
+        extract_from_dir(str(ROOT), METHODS, keywords=KEYWORDS, **common),  # type: ignore[arg-type]
+        extract_from_dir(str(ROOT), web_methods, keywords=JS_KEYWORDS, **common),  # type: ignore[arg-type]
     )
     for filename, lineno, message, comments, context in found:
         catalog.add(message, None, [(filename, lineno)], auto_comments=comments, context=context)

@@ -11,6 +11,7 @@ import ipaddress
 import socket
 
 from unolaunch.errors import UnolaunchError, UsageError
+from unolaunch.i18n import _
 
 WEB_HELP = (
     "also serve the game to browsers at [HOST:]PORT: the table view for a tablet or TV and "
@@ -35,8 +36,10 @@ def parse_bind(text: str) -> tuple[str, int]:
     host = host.strip("[]") or "127.0.0.1"
     if not port_text.isdigit() or not 0 <= int(port_text) <= 65535:
         raise UsageError(
-            f"--web {text!r}: give a port (8080) or HOST:PORT (0.0.0.0:8080 for the local "
-            "network); the port is a number 0-65535 (0: any free port)"
+            _(
+                "--web {given}: give a port (8080) or HOST:PORT (0.0.0.0:8080 for the local "
+                "network); the port is a number 0-65535 (0: any free port)"
+            ).format(given=repr(text))
         )
     return host, int(port_text)
 
@@ -48,20 +51,26 @@ def web_address(text: str) -> tuple[str, int]:
     missing = [m for m in ("aiohttp", "segno") if importlib.util.find_spec(m) is None]
     if missing:
         raise UsageError(
-            f"--web needs {' and '.join(missing)}: pip install 'unolaunch[web]' "
-            "(from a checkout: pip install -e '.[web]')"
+            _(
+                "--web needs {modules}: pip install 'unolaunch[web]' (from a checkout: pip "
+                "install -e '.[web]')"
+            ).format(modules=", ".join(missing))
         )
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
-        family, kind, proto, _, address = infos[0]
+        family, kind, proto, _name, address = infos[0]
         with socket.socket(family, kind, proto) as probe:
             probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             probe.bind(address)
     except OSError as exc:
         reason = exc.strerror or str(exc)
         raise UnolaunchError(
-            f"cannot serve the web pages on {host}:{port} ({reason}); choose another port "
-            f"or address, e.g. --web {port + 1 if 0 < port < 65535 else 8080}"
+            _(
+                "cannot serve the web pages on {host}:{port} ({reason}); choose another port "
+                "or address, e.g. --web {other}"
+            ).format(
+                host=host, port=port, reason=reason, other=port + 1 if 0 < port < 65535 else 8080
+            )
         ) from None
     return host, port
 

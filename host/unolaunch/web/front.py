@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from unolaunch.errors import UnolaunchError
+from unolaunch.i18n import N_, _, current, ngettext, use
 from unolaunch.rules import Effect, Game, IllegalMoveError
 from unolaunch.rules.actions import Action, ActionFormatError
 from unolaunch.table.app import Table, effect_text, error_text
@@ -34,6 +35,8 @@ from unolaunch.web.state import Extras, build_state, deck_codes, launcher_state
 
 #: Ends the terminal's paint thread.
 _STOP = object()
+
+_DEAL_EXAMPLE = '{"by": NAME, "deal": true}'
 
 #: A reply to an action: the HTTP status and the JSON body.
 Reply = tuple[int, dict[str, Any]]
@@ -52,14 +55,16 @@ def refused(status: int, message: str, rule: str | None = None) -> Reply:
 
 
 _RULE_FIRST = re.compile(r"^([A-Z]{2,3}-\d+): ")
+# The terminal's commands, said as what the table does. The patterns read the terminal's
+# English messages (the command words themselves, 'fix', 'undo', 'clear', are typed the
+# same in every language); the phone's words are translated.
 _PHONE_WORDS = (
-    # the terminal's commands, said as what the table does
     (
         re.compile(r"type '?fix (\S+) N'? first(?: \(N: the real count\))?"),
-        r"first the table corrects \1's card count",
+        N_("first the table corrects {player}'s card count"),
     ),
-    (re.compile(r"\(?'fix (\S+) N'\)?"), r"(the table corrects \1's card count)"),
-    (re.compile(r"type '(undo|clear)'"), r"the table types '\1' at the terminal"),
+    (re.compile(r"\(?'fix (\S+) N'\)?"), N_("(the table corrects {player}'s card count)")),
+    (re.compile(r"type '(undo|clear)'"), N_("the table types '{command}' at the terminal")),
 )
 
 
@@ -68,7 +73,12 @@ def phone_words(message: str) -> str:
     it apart, small) and with the terminal's commands said in words."""
     text = _RULE_FIRST.sub("", message, count=1)
     for pattern, words in _PHONE_WORDS:
-        text = pattern.sub(words, text)
+        said = _(words)
+
+        def fill(m: re.Match[str], said: str = said) -> str:
+            return said.format(player=m[1], command=m[1])
+
+        text = pattern.sub(fill, text)
     return text
 
 
@@ -81,6 +91,8 @@ class TableFront:
     def __init__(self, table: Table) -> None:
         self.table = table
         self.session = table.session
+        #: the game's language: the terminal's and the table log's (a phone may read its own)
+        self.lang = current()
         self.on_change: Callable[[], None] = lambda: None
         self.fire: dict[str, Any] | None = None
         self._fires = 0
@@ -117,6 +129,7 @@ class TableFront:
         terminal changes no game state, but the pages show the launcher)."""
         if hasattr(launcher, "on_change"):
             launcher.on_change = self._launcher_changed
+        self.on_change()  # a page that asked before the launcher was there: it is now
 
     def _launcher_changed(self) -> None:
         self.on_change()
@@ -214,18 +227,32 @@ class TableFront:
             if "deal" in data:
                 _only(data, "deal")
                 if data["deal"] is not True:
-                    return refused(400, 'deal: must be true ({"by": NAME, "deal": true})')
+                    return refused(
+                        400, _("deal: must be true ({example})").format(example=_DEAL_EXAMPLE)
+                    )
                 with s.lock:  # two "Deal" taps at once: one deals, the other is told so
                     snap = s.snapshot()
                     if snap.get("awaiting") is not None:
-                        by = self._dealt[1] if self._dealt[0] == snap["round"] else "the table"
-                        return refused(409, f"{by} already dealt round {snap['round']}")
+                        if self._dealt[0] == snap["round"]:
+                            said = _("{player} already dealt round {round}").format(
+                                player=self._dealt[1], round=snap["round"]
+                            )
+                        else:
+                            said = _("the table already dealt round {round}").format(
+                                round=snap["round"]
+                            )
+                        return refused(409, said)
                     effects = s.next_round()
                     snap = s.snapshot()
                     self._dealt = (snap["round"], player)
-                said = f"round {snap['round']} dealt: {snap['dealer']} deals"
-                self._done(player, effects, said)
-                return 200, {"ok": True, "effects": [effect_text(e) for e in effects] or [said]}
+
+                def dealt() -> str:
+                    return _("round {round} dealt: {dealer} deals").format(
+                        round=snap["round"], dealer=snap["dealer"]
+                    )
+
+                self._done(player, effects, dealt)
+                return 200, {"ok": True, "effects": [effect_text(e) for e in effects] or [dealt()]}
             elif data.get("uno") is True and set(data) == {"by", "uno"}:
                 return self._late_uno(player)
             elif "reveal" in data:
@@ -234,15 +261,17 @@ class TableFront:
                 with s.lock:  # checked and scored in one step
                     aw = s.snapshot().get("awaiting") or {}
                     if s.choice() != "reveal":
-                        return refused(409, "the round is not waiting for the cards left")
+                        return refused(409, _("the round is not waiting for the cards left"))
                     if aw.get("by") != player:
-                        winner = aw.get("by")
-                        return refused(409, f"{winner} went out: {winner} reports the hands left")
+                        said = _("{player} went out: {player} reports the hands left")
+                        return refused(409, said.format(player=aw.get("by")))
                     effects = s.reveal(left)
             else:
                 action = Action.from_dict(data)
                 if action.verb == "correct":
-                    return refused(403, "card counts are corrected at the terminal, by the table")
+                    return refused(
+                        403, _("card counts are corrected at the terminal, by the table")
+                    )
                 if action.verb == "press" and action.cards is None:
                     return self._press(player)
                 effects = s.apply(dict(data))
@@ -266,30 +295,36 @@ class TableFront:
             if s.snapshot().get("uno_catchable") != player:
                 return refused(
                     409,
-                    f"{player} can say UNO only with the card before last, or right after it "
-                    "until someone else moves (COM-6)",
+                    _(
+                        "{player} can say UNO only with the card before last, or right after "
+                        "it until someone else moves (COM-6)"
+                    ).format(player=player),
                     "COM-6",
                 )
             try:
                 effects = s.say_uno()
             except (TableError, IllegalMoveError) as exc:
                 return refused(409, error_text(exc))
-        self._done(player, effects, "UNO!")
-        return 200, {"ok": True, "effects": [effect_text(e) for e in effects] or ["UNO!"]}
+        self._done(player, effects, lambda: _("UNO!"))
+        return 200, {"ok": True, "effects": [effect_text(e) for e in effects] or [_("UNO!")]}
 
     def _left(self, raw: Any) -> dict[str, list[str] | int]:
         """``reveal``'s answers, each read like the terminal's round-end question."""
         if not isinstance(raw, Mapping):
-            raise ParseError('reveal: an object {"NAME": "r5 g7 wild" or "37"}')
+            raise ParseError(
+                _("reveal: an object {example}").format(example='{"NAME": "r5 g7 wild" or "37"}')
+            )
         ctx = self.table.context()
         left: dict[str, list[str] | int] = {}
         for name, text in raw.items():
             if name not in self.session.players:
-                raise ParseError(f"reveal: {name!r} is not a player")
+                raise ParseError(_("reveal: {name} is not a player").format(name=repr(name)))
             if isinstance(text, int) and not isinstance(text, bool):
                 text = str(text)
             if not isinstance(text, str) or len(text) > 400:
-                raise ParseError(f"reveal.{name}: the cards (r5 g7 wild) or the points (37)")
+                raise ParseError(
+                    _("reveal.{name}: the cards (r5 g7 wild) or the points (37)").format(name=name)
+                )
             left[name] = parse_hand(text, ctx)
         return left
 
@@ -302,66 +337,99 @@ class TableFront:
         none, the count is needed."""
         launcher = self.table.launcher
         if launcher is None or not launcher.working():
+            example = f'{{"by": "{player}", "press": true, "cards": 2}}'
             return refused(
                 400,
-                "how many cards came out? send the press with its count, e.g. "
-                f'{{"by": "{player}", "press": true, "cards": 2}}',
+                _("how many cards came out? send the press with its count, e.g. {example}").format(
+                    example=example
+                ),
             )
         sim = getattr(launcher, "sim", None)
         armed = getattr(launcher, "armed", None)
         if sim is None:
-            return refused(409, "press the launcher's button: it fires for whoever it is armed for")
+            return refused(
+                409, _("press the launcher's button: it fires for whoever it is armed for")
+            )
         if armed is not None and armed.player != player:
             return refused(
                 409,
-                f"the launcher is armed for {armed.player}, not for you: nothing was pressed "
-                f"(wait until the table says it is your press)",
+                _(
+                    "the launcher is armed for {player}, not for you: nothing was pressed "
+                    "(wait until the table says it is your press)"
+                ).format(player=armed.player),
                 "ATK-26",
             )
         with self._heard:
             seen = self._heard_n
+        fires, fouls = self._fires, int(getattr(launcher, "fouls", 0))
         launcher.virtual_press()
-        self.notify(f"{player} presses the simulated launcher's button", None)
-        outcome, said = self._press_outcome(player, seen)
+        with use(self.lang):
+            mine = _("{player} presses the simulated launcher's button").format(player=player)
+        self.notify(mine, None)
+        outcome, said = self._press_outcome(player, seen, (fires, fouls, mine))
         reply: dict[str, Any] = {"ok": True, "pressed": True, "armed": armed is not None}
         reply.update(outcome=outcome, said=said)
         if outcome == "fired" and self.fire is not None and self.fire.get("player") == player:
             reply["cards"] = self.fire.get("cards")
         return 202, reply
 
-    def _press_outcome(self, player: str, seen: int, timeout_s: float = 3.0) -> tuple[str, str]:
-        """What the launcher did with ``player``'s press, from the notices after number
-        ``seen``: the firmware answers within a burst (a few hundred ms)."""
-        own = f"{player} presses: "
+    def _press_outcome(
+        self, player: str, seen: int, before: tuple[int, int, str], timeout_s: float = 3.0
+    ) -> tuple[str, str]:
+        """What the launcher did with ``player``'s press, from what happened after notice
+        number ``seen`` (``before``: the presses and fouls counted before it, and the
+        page's own notice): the firmware answers within a burst (a few hundred ms). A
+        press and a foul are told by the counts, not by the notices' words (they are in
+        the game's language); the reply is in the phone's."""
+        fires, fouls, mine = before
+        launcher = self.table.launcher
+        with use(self.lang):  # the launcher's notices, as the game's language says them
+            busy = {"press while firing: ignored", _("press while firing: ignored")}
+            fault = {
+                "press refused: the launcher is in a fault",
+                _("press refused: the launcher is in a fault"),
+            }
         deadline = time.monotonic() + timeout_s
         with self._heard:
             while True:
-                for n, line in self._notices:
-                    if n <= seen:
-                        continue
-                    if line.startswith(own):
-                        return "fired", line
-                    if line == FOUL_NOTICE:
-                        return "foul", (
-                            "Foul: nobody owed a press, so the launcher did not fire (ATK-26)"
-                        )
-                    if line.startswith("press while firing"):
-                        return "ignored", (
-                            "The launcher was still firing and ignored your press: press again"
-                        )
-                    if line.startswith("press refused"):
-                        return "fault", "The launcher is stopped by a fault: it did not fire"
+                new = [line for n, line in self._notices if n > seen and line != mine]
+                fire = self.fire
+                if self._fires > fires and fire is not None and fire.get("player") == player:
+                    cards = int(fire.get("cards") or 0)
+                    own = [line for line in new if line.startswith(f"{player} ")]
+                    if own and current() == self.lang:
+                        return "fired", own[0]  # the launcher's line, with what followed
+                    said = ngettext(
+                        "{player} presses: {n} card out", "{player} presses: {n} cards out", cards
+                    )
+                    return "fired", said.format(player=player, n=cards)
+                if int(getattr(launcher, "fouls", 0)) > fouls or FOUL_NOTICE in new:
+                    return "foul", _(
+                        "Foul: nobody owed a press, so the launcher did not fire (ATK-26)"
+                    )
+                if busy.intersection(new):
+                    return "ignored", _(
+                        "The launcher was still firing and ignored your press: press again"
+                    )
+                if fault.intersection(new):
+                    return "fault", _("The launcher is stopped by a fault: it did not fire")
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    return "pressed", "The button is pressed: watch the table"
+                    return "pressed", _("The button is pressed: watch the table")
                 self._heard.wait(left)
 
-    def _done(self, player: str, effects: list[Effect], said: str = "done") -> None:
-        """After a phone's action: the launcher follows the game and the terminal shows it."""
-        texts = [effect_text(e) for e in effects]
+    def _done(
+        self, player: str, effects: list[Effect], said: Callable[[], str] | None = None
+    ) -> None:
+        """After a phone's action: the launcher follows the game and the terminal shows it
+        (in the game's language, whatever the phone reads: ``said`` makes the words of an
+        action without effects)."""
         self.table.sync_launcher()
-        what = "; ".join(texts) if texts else said
-        self.notify(f"{player} (web): {what}", "")
+        with use(self.lang):
+            texts = [effect_text(e) for e in effects]
+            what = "; ".join(texts) if texts else (said() if said else _("done"))
+            line = _("{player} (web): {what}").format(player=player, what=what)
+        self.notify(line, "")
 
 
 def _fresh_game(record: Any) -> Game:
@@ -408,7 +476,9 @@ def journal_log(session: Any) -> list[str]:
                 cards = data.get("cards")
                 if data.get("press") is True and isinstance(cards, int):
                     # as the launcher's line says it (table/launcher.py)
-                    said = f"{data['by']} presses: {cards} card{'s' if cards != 1 else ''} out"
+                    said = ngettext(
+                        "{player} presses: {n} card out", "{player} presses: {n} cards out", cards
+                    ).format(player=data["by"], n=cards)
                     rest = "; ".join(effect_text(x) for x in effects if x.kind != "draw")
                     out.append(f"{said} · {rest}" if rest else said)
                 else:
@@ -416,11 +486,15 @@ def journal_log(session: Any) -> list[str]:
             elif e.kind == "undo":
                 n = int(data.get("n", 1))
                 game.undo(n)
-                out.append(f"undid {n} action(s)")
+                out.append(ngettext("undid {n} action", "undid {n} actions", n).format(n=n))
             elif e.kind == "deal":
                 game.next_round()
                 snap = game.snapshot()
-                out.append(f"round {snap['round']} dealt: {snap['dealer']} deals")
+                out.append(
+                    _("round {round} dealt: {dealer} deals").format(
+                        round=snap["round"], dealer=snap["dealer"]
+                    )
+                )
             elif e.kind == "note" and isinstance(data.get("notice"), str):
                 out.append(str(data["notice"]))
         except (IllegalMoveError, ValueError, KeyError, TypeError):
@@ -431,7 +505,10 @@ def journal_log(session: Any) -> list[str]:
 def _only(data: Mapping[str, Any], verb: str) -> None:
     extra = sorted(set(data) - {"by", verb})
     if extra:
-        raise ActionFormatError(extra[0], f"unexpected key {extra[0]!r} for a {verb} action")
+        raise ActionFormatError(
+            extra[0],
+            _("unexpected key {key} for a {verb} action").format(key=repr(extra[0]), verb=verb),
+        )
 
 
 class DemoFront:
@@ -488,11 +565,16 @@ class DemoFront:
         inside = int(demo.sim.cards)
         if armed:
             n = int(armed.get("presses") or 0)
-            state = f"armed for {armed.get('player')}, {n} press{'es' * (n != 1)}"
+            state = ngettext(
+                "armed for {player}, {n} press", "armed for {player}, {n} presses", n
+            ).format(player=armed.get("player"), n=n)
         else:
-            state = "disarmed (a press now is a foul)"
+            state = _("disarmed (a press now is a foul)")
+        inside_text = ngettext("{n} card inside", "{n} cards inside", inside).format(n=inside)
         launcher = {
-            "status": f"simulated · {state} · {inside} cards inside",
+            # TRANSLATORS: the demo's launcher line: "simulated · armed for Ann, 2 presses ·
+            # 40 cards inside"
+            "status": _("simulated · {state} · {inside}").format(state=state, inside=inside_text),
             "kind": "sim",
             "connected": True,
             "working": True,
@@ -522,4 +604,4 @@ class DemoFront:
 
     def act(self, player: str, data: Mapping[str, Any]) -> Reply:
         """The bots play the demo: nobody acts from the web."""
-        return refused(403, "this is the bots' demo game: watch it, the bots play")
+        return refused(403, _("this is the bots' demo game: watch it, the bots play"))

@@ -56,6 +56,8 @@ from aiohttp import web
 from aiohttp.http_exceptions import LineTooLong
 
 from unolaunch.errors import UnolaunchError
+from unolaunch.i18n import _, current, use
+from unolaunch.web import pages
 from unolaunch.web.address import is_loopback, lan_address
 
 #: The largest request body accepted (an action is well under 1 KB).
@@ -191,11 +193,11 @@ class _QuietHandler(web.RequestHandler):
         )
         if request.writer.output_size > 0:
             raise ConnectionError("the answer was started already")
-        text = "the server could not answer this request (it is in the server's log)"
+        text = _("the server could not answer this request (it is in the server's log)")
         if isinstance(exc, LineTooLong) or "Too many headers" in str(exc or message or ""):
-            status, text = 431, "the request's address or headers are too long or too many"
+            status, text = 431, _("the request's address or headers are too long or too many")
         elif status == 400:
-            text = "this request is not valid HTTP (e.g. a header twice, or a bad line)"
+            text = _("this request is not valid HTTP (e.g. a header twice, or a bad line)")
         elif status != 500:
             text = message or text
         resp = _PlainResponse(status=status, text=text + "\n", content_type="text/plain")
@@ -290,29 +292,51 @@ class Hub:
         return True
 
 
+def _in(lang: str, fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)`` with its words in ``lang`` (for a worker thread: the request's
+    language does not follow ``run_in_executor``)."""
+    with use(lang):
+        return fn(*args)
+
+
 def make_app(
-    front: Front, keys: Secrets, hub: Hub, log: logging.Logger | None = None
+    front: Front,
+    keys: Secrets,
+    hub: Hub,
+    log: logging.Logger | None = None,
+    lang: str | None = None,
 ) -> web.Application:
     """The aiohttp application for ``front`` (see the module docstring for the routes);
-    what goes wrong is written to ``log`` (:func:`server_log`), never printed."""
+    what goes wrong is written to ``log`` (:func:`server_log`), never printed. ``lang``:
+    the game's language (default: the process's); a phone may read its own (the
+    ``lang`` query of the API, its page's cookie: :mod:`unolaunch.web.pages`)."""
     log = log or server_log(None)
     names = _own_names()
+    game_lang = lang or current()
+
+    def api_lang(request: web.Request) -> str:
+        return pages.valid(request.query.get("lang")) or game_lang
+
+    def page_lang(request: web.Request) -> str:
+        return pages.valid(request.cookies.get(pages.LANG_COOKIE)) or game_lang
 
     @web.middleware
     async def headers(
         request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
     ) -> web.StreamResponse:
         if len(request.raw_headers) > MAX_HEADERS:
-            return _secure(
-                web.Response(status=431, text=f"at most {MAX_HEADERS} request headers\n")
-            )
+            text = _("at most {n} request headers").format(n=MAX_HEADERS)
+            return _secure(web.Response(status=431, text=text + "\n"))
         if not host_allowed(request.headers.get("Host", ""), names):
             log.warning("refused Host %r from %s", request.headers.get("Host"), request.remote)
             return _secure(
                 web.Response(
                     status=421,
-                    text="this server answers to its own address only: open the address "
-                    "the table printed (e.g. http://192.168.1.20:8080/)\n",
+                    text=_(
+                        "this server answers to its own address only: open the address "
+                        "the table printed (e.g. {example})"
+                    ).format(example="http://192.168.1.20:8080/")
+                    + "\n",
                 )
             )
         try:
@@ -326,7 +350,7 @@ def make_app(
             log.exception("error answering %s %s", request.method, request.path)
             return _secure(
                 web.json_response(
-                    {"ok": False, "error": "the server hit a problem (see its log, web.log)"},
+                    {"ok": False, "error": _("the server hit a problem (see its log, web.log)")},
                     status=500,
                 )
             )
@@ -337,36 +361,36 @@ def make_app(
 
     app = web.Application(middlewares=[headers], client_max_size=MAX_BODY, logger=log)
     app.on_response_prepare.append(no_server_header)
-    loop_state: dict[str, Any] = {"cache": (-1, {})}
+    cache: dict[str, tuple[int, dict[str, Any]]] = {}  # a language's last state
     static_files = {
         name: resources.files("unolaunch.web").joinpath("static", name).read_bytes()
         for name in _STATIC
     }
     versions = {name: hashlib.sha256(body).hexdigest()[:12] for name, body in static_files.items()}
 
-    async def state_now() -> dict[str, Any]:
-        version, cached = loop_state["cache"]
+    async def state_now(lang: str) -> dict[str, Any]:
+        # made once per change and language: every page of that language shares it
+        version, cached = cache.get(lang, (-1, {}))
         if version == hub.version:
             return dict(cached)
         seen = hub.version
-        state = await asyncio.get_running_loop().run_in_executor(None, front.state)
+        state = await asyncio.get_running_loop().run_in_executor(None, _in, lang, front.state)
         state["version"] = seen
-        loop_state["cache"] = (seen, state)
+        cache[lang] = (seen, state)
         return dict(state)
 
-    def page(name: str, status: int = 200) -> web.Response:
-        body = resources.files("unolaunch.web").joinpath("static", name).read_text("utf-8")
-        for asset, version in versions.items():  # a new version is a new address
-            body = body.replace(f'"/static/{asset}"', f'"/static/{asset}?v={version}"')
+    def page(name: str, lang: str, status: int = 200) -> web.Response:
+        template = resources.files("unolaunch.web").joinpath("static", name).read_text("utf-8")
+        body = pages.render(template, lang, game_lang, versions)
         return web.Response(text=body, content_type="text/html", charset="utf-8", status=status)
 
     async def table(request: web.Request) -> web.Response:
-        return page("table.html")
+        return page("table.html", game_lang)  # the table view follows the game
 
     async def player_page(request: web.Request) -> web.Response:
         if keys.player_of(request.match_info["secret"]) is None:
-            return page("link.html", status=404)  # what to do, full size
-        return page("player.html")
+            return page("link.html", page_lang(request), status=404)  # what to do
+        return page("player.html", page_lang(request))
 
     async def static(request: web.Request) -> web.Response:
         # Cached: for a year at the versioned address the pages use (its content never
@@ -389,7 +413,7 @@ def make_app(
         )
 
     async def api_state(request: web.Request) -> web.Response:
-        return web.json_response(await state_now())
+        return web.json_response(await state_now(api_lang(request)))
 
     async def events(request: web.Request) -> web.StreamResponse:
         response = _secure(
@@ -399,11 +423,12 @@ def make_app(
         )
         await response.prepare(request)
         seen = -1
+        lang = api_lang(request)
         with contextlib.suppress(ConnectionError, asyncio.CancelledError):
             await response.write(b"retry: 1000\n\n")
             while not hub.closing:
                 if hub.version != seen:
-                    state = await state_now()
+                    state = await state_now(lang)
                     seen = state["version"]
                     await response.write(b"data: " + json.dumps(state).encode() + b"\n\n")
                     await asyncio.sleep(0.05)  # a burst of changes goes out as one
@@ -426,19 +451,25 @@ def make_app(
     def who(request: web.Request, body: Mapping[str, Any] | None) -> str | web.Response:
         secret = secret_of(request, body)
         if not secret:
-            return denied(401, "this needs your player link's secret (Authorization: Bearer …)")
+            return denied(401, _("this needs your player link's secret (Authorization: Bearer …)"))
         player = keys.player_of(secret)
         if player is None:
-            return denied(403, "that secret is not valid for this game; open your join link")
+            return denied(403, _("that secret is not valid for this game; open your join link"))
         return player
 
     async def me(request: web.Request) -> web.Response:
-        found = who(request, None)
+        with use(api_lang(request)):
+            found = who(request, None)
         if isinstance(found, web.Response):
             return found
         return web.json_response({"player": found})
 
     async def action(request: web.Request) -> web.Response:
+        lang = api_lang(request)
+        with use(lang):  # the refusals in the phone's language
+            return await _action(request, lang)
+
+    async def _action(request: web.Request, lang: str) -> web.Response:
         # The secret of the Authorization header is checked before the body is read: a
         # stranger's request is refused without reading or parsing anything it sent.
         header_player = None
@@ -447,32 +478,45 @@ def make_app(
             if isinstance(found, web.Response):
                 return found
             header_player = found
+        too_big = _("a request body is at most {n} bytes").format(n=MAX_BODY)
+        example = '{"by": "Ann", "play": "r5"}'
         if (request.content_length or 0) > MAX_BODY:
-            return denied(413, f"a request body is at most {MAX_BODY} bytes")
+            return denied(413, too_big)
         if request.content_type != "application/json":
-            return denied(415, "send the action as JSON (Content-Type: application/json)")
+            return denied(415, _("send the action as JSON (Content-Type: application/json)"))
         try:
             raw = await request.read()
         except web.HTTPRequestEntityTooLarge:
-            return denied(413, f"a request body is at most {MAX_BODY} bytes")
+            return denied(413, too_big)
         if json_depth(raw) > MAX_DEPTH:
-            return denied(400, f"the body nests deeper than {MAX_DEPTH} levels: not an action")
+            return denied(
+                400, _("the body nests deeper than {n} levels: not an action").format(n=MAX_DEPTH)
+            )
         try:
             body = json.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, ValueError, RecursionError):
-            return denied(400, 'the body is not JSON; send e.g. {"by": "Ann", "play": "r5"}')
+            return denied(
+                400, _("the body is not JSON; send e.g. {example}").format(example=example)
+            )
         if not isinstance(body, dict):
-            return denied(400, 'an action is a JSON object, e.g. {"by": "Ann", "play": "r5"}')
+            return denied(
+                400, _("an action is a JSON object, e.g. {example}").format(example=example)
+            )
         found = header_player if header_player is not None else who(request, body)
         if isinstance(found, web.Response):
             return found
         body.pop("secret", None)
         if body.get("by") != found:
-            return denied(403, f'this link is {found}\'s: {found} can act only as "by": "{found}"')
+            return denied(
+                403,
+                _('this link is {player}\'s: {player} can act only as "by": "{player}"').format(
+                    player=found
+                ),
+            )
         if not front.players_can_act:
-            return denied(403, "nobody plays from the web in this game")
+            return denied(403, _("nobody plays from the web in this game"))
         status, reply = await asyncio.get_running_loop().run_in_executor(
-            None, front.act, found, body
+            None, _in, lang, front.act, found, body
         )
         return web.json_response(reply, status=status)
 
@@ -480,7 +524,7 @@ def make_app(
         return web.Response(status=204)
 
     async def not_found(request: web.Request) -> web.Response:
-        return page("missing.html", status=404)
+        return page("missing.html", page_lang(request), status=404)
 
     app.router.add_get("/", table)
     app.router.add_get("/p/{secret}", player_page)
@@ -532,13 +576,15 @@ class WebServer:
         self.front.on_change = self.changed
         self._thread.start()
         if not self._ready.wait(15):
-            raise UnolaunchError("the web server did not start within 15 s")
+            raise UnolaunchError(_("the web server did not start within {n} s").format(n=15))
         if self._error is not None:
             err = self._error
             reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
             raise UnolaunchError(
-                f"cannot serve the web pages on {self.host}:{self.port} ({reason}); choose "
-                "another port, e.g. --web 8081"
+                _(
+                    "cannot serve the web pages on {host}:{port} ({reason}); choose another "
+                    "port, e.g. --web {other}"
+                ).format(host=self.host, port=self.port, reason=reason, other=8081)
             )
         return self
 
@@ -640,24 +686,30 @@ def join_lines(server: WebServer, qr: bool | None = None, kept: bool = False) ->
     """What the terminal prints when the pages are served: the table's address, each
     player's link and, on the local network (``qr`` None), a QR code of each link;
     ``kept``: the links are the game's from before (a resumed game)."""
-    lines = [f"Table view: {server.url}  (read-only: show it on a tablet or a TV)"]
+    lines = [
+        _("Table view: {url}  (read-only: show it on a tablet or a TV)").format(url=server.url)
+    ]
     links = server.join_links()
     if not links:
         return lines
     if kept:
         lines.append(
-            "The players' links are the same as before (open pages reconnect by themselves); "
-            "if a link got out, start with --new-links to make new ones."
+            _(
+                "The players' links are the same as before (open pages reconnect by "
+                "themselves); if a link got out, start with --new-links to make new ones."
+            )
         )
     show_qr = server.on_lan if qr is None else qr
     if not server.on_lan:
         lines.append(
-            "Player views (this computer only; serve the local network with --web 0.0.0.0:PORT):"
+            _("Player views (this computer only; serve the local network with --web 0.0.0.0:PORT):")
         )
     else:
         lines.append(
-            "Player views: each player scans their own code (or opens their link) on their "
-            "phone; a link is that player's key, show it to them only:"
+            _(
+                "Player views: each player scans their own code (or opens their link) on "
+                "their phone; a link is that player's key, show it to them only:"
+            )
         )
     for player, link in links.items():
         lines.append(f"  {player}: {link}")
@@ -706,7 +758,9 @@ def serve_table(
     except UnolaunchError as exc:
         gid = table.session.id
         raise UnolaunchError(
-            f"{exc} — game {gid} is saved: 'unolaunch play --resume {gid} --web PORT'"
+            _("{error} — game {id} is saved: 'unolaunch play --resume {id} --web PORT'").format(
+                error=exc, id=gid
+            )
         ) from None
     try:
         for line in join_lines(server, kept=bool(kept) and server.keys.by_player == kept):

@@ -14,20 +14,23 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from unolaunch.cards import card_code
+from unolaunch.i18n import N_, _
 from unolaunch.rules import Game
 from unolaunch.rules import engine as E
 from unolaunch.table.app import _DOING
+from unolaunch.table.names import shown
 from unolaunch.table.screen import TARGETS, VARIANT_TITLES, awaiting_text, card_name
 from unolaunch.table.session import _CHOICE
 
 #: What the awaited player owes, by the engine's pending obligation (as Session.choice).
 CHOICES = _CHOICE
 
-#: What the awaited player does, in the terminal screen's words (plus the presses).
+#: What the awaited player does, in the terminal screen's words (plus the presses);
+#: translated where shown.
 DOING = {
     **_DOING,
-    "press": "press the launcher",
-    "until": "press until a card comes out",
+    "press": N_("press the launcher"),
+    "until": N_("press until a card comes out"),
 }
 
 
@@ -72,11 +75,12 @@ def choice_of(game: Game) -> str | None:
 
 
 def build_state(game: Game, extras: Extras) -> dict[str, Any]:
-    """The JSON state of ``game`` (see the module docstring and README's web section)."""
+    """The JSON state of ``game`` (see the module docstring and README's web section), its
+    words in the current language (:func:`unolaunch.i18n.use`)."""
     snap = game.snapshot()
     owed_text: dict[str, list[str]] = {}
     for text in snap.get("owed", []):
-        who, _, what = str(text).partition(" ")
+        who, _sep, what = str(text).partition(" ")
         owed_text.setdefault(who, []).append(what)
     presses = owed_presses(game)
     aw: Mapping[str, Any] | None = snap.get("awaiting")
@@ -104,13 +108,16 @@ def build_state(game: Game, extras: Extras) -> dict[str, Any]:
             "by": aw["by"],
             "verbs": list(aw["verbs"]),
             "choice": choice,
-            "doing": DOING.get(choice or "") or awaiting_text(aw).split(": ", 1)[-1],
+            "doing": _doing(choice, aw),
         }
     top = snap.get("top")
+    deck = deck_codes(game)
     return {
         "game": extras.game_id,
         "variant": game.variant,
-        "title": VARIANT_TITLES.get(game.variant, game.variant),
+        "title": _(VARIANT_TITLES[game.variant])
+        if game.variant in VARIANT_TITLES
+        else game.variant,
         "round": int(snap.get("round", 1)),
         "target": int(game.target or TARGETS.get(game.variant, 500)),
         "dealer": snap.get("dealer"),
@@ -136,10 +143,24 @@ def build_state(game: Game, extras: Extras) -> dict[str, Any]:
         "reminder": extras.reminder,
         "warning": extras.warning,
         "log": list(extras.log)[-8:],
-        "deck": deck_codes(game),
+        "deck": deck,
+        # each card of the deck (and the top card) in words, for the pages' card pictures
+        "card_names": {code: card_name(code) for code in {*deck, *([top] if top else [])}},
         "players_can_act": extras.players_can_act,
         **extras.extra,
     }
+
+
+def _doing(choice: str | None, aw: Mapping[str, Any]) -> str:
+    """What the awaited player is to do, in words (the screen's, without the name)."""
+    if choice in DOING:
+        return _(DOING[choice])
+    # the screen's "Bob: press the launcher or draw": its words after the name
+    said = awaiting_text(aw)
+    name = shown(aw.get("by"))
+    if said.startswith(name):  # else (a language that puts the name later) all of it
+        said = said[len(name) :].lstrip(": ")
+    return said
 
 
 def _catchable(game: Game, snap: Mapping[str, Any]) -> bool:

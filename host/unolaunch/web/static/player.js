@@ -1,7 +1,7 @@
 // A player's view: the moves the terminal accepts, as buttons, for this player only.
 "use strict";
 (function () {
-  const { el, clear, cardNode, colourWord, follow, isWild, parts, named, COLOURS, KINDS } = window.uno;
+  const { el, clear, cardNode, colourWord, follow, isWild, parts, named, COLOURS, KINDS, t, tn, tp, tnp, langQuery, languageButtons } = window.uno;
   const $ = (id) => document.getElementById(id);
   const secret = decodeURIComponent(location.pathname.split("/").pop() || "");
   let me = null;
@@ -41,7 +41,7 @@
   }
 
   function post(body) {
-    return fetch("/api/action", {
+    return fetch("/api/action" + langQuery(), {
       method: "POST",
       headers: { "Content-Type": "application/json", Authorization: "Bearer " + secret },
       body: JSON.stringify(body),
@@ -61,10 +61,10 @@
         } else if (status === 401 || (status === 403 && /secret/.test(reply.error || ""))) {
           linkRefused();
         } else {
-          say("✗ " + (reply.error || "refused (" + status + ")"), false, reply.rule);
+          say("✗ " + (reply.error || t("refused ({status})", { status })), false, reply.rule);
         }
       })
-      .catch(() => say("✗ no connection to the table: try again when your phone is back on the Wi-Fi", false))
+      .catch(() => say("✗ " + t("no connection to the table: try again when your phone is back on the Wi-Fi"), false))
       .finally(() => { drawn = ""; render(); });
   }
 
@@ -81,7 +81,7 @@
   function colourButtons(parent, chosen, onPick) {
     const row = el("div", "row");
     for (const [letter, c] of Object.entries(COLOURS)) {
-      const b = button(row, c.mark + " " + c.name, () => onPick(c.name), "btn colour c-" + c.name + (chosen === c.name ? " chosen" : ""));
+      const b = button(row, c.mark + " " + c.label, () => onPick(c.name), "btn colour c-" + c.name + (chosen === c.name ? " chosen" : ""));
       b.dataset.colour = c.name;
       b.setAttribute("aria-pressed", chosen === c.name ? "true" : "false");
       void letter;
@@ -111,7 +111,7 @@
     const letters = ["r", "y", "g", "b"].filter((l) => state.deck.some((c) => c[0] === l));
     if (state.deck.some(isWild)) letters.push("W");
     for (const l of letters) {
-      const label = l === "W" ? "★ wild" : COLOURS[l].mark + " " + COLOURS[l].name;
+      const label = l === "W" ? "★ " + t("wild") : COLOURS[l].mark + " " + COLOURS[l].label;
       const b = button(tabs, label, () => { pick.colour = l; pick.code = null; render(); }, "btn tab c-" + (l === "W" ? "wild" : COLOURS[l].name) + (pick.colour === l ? " chosen" : ""));
       b.dataset.tab = l;
     }
@@ -140,19 +140,25 @@
     if (mode === "play") {
       action.play = code;
       if (isWild(code)) {
-        box.appendChild(el("div", "ask", "Name the colour:"));
+        box.appendChild(el("div", "ask", t("Name the colour:")));
         colourButtons(box, pick.named, (c) => { pick.named = c; render(); });
         if (pick.named) action.color = pick.named; else ready = false;
       }
       if (code === "WAA" || code.endsWith("TH")) {
-        box.appendChild(el("div", "ask", code === "WAA" ? "Who is attacked?" : "Trade hands with:"));
+        box.appendChild(el("div", "ask", code === "WAA" ? t("Who is attacked?") : t("Trade hands with:")));
         playerButtons(box, pick.target, (t) => { pick.target = t; render(); });
         if (pick.target) action.target = pick.target; else ready = false;
       }
       const mine = myPlayer();
       if (code.endsWith("DA") && mine && mine.hand_size > 1) {
-        const colour = COLOURS[code[0]].name;
-        box.appendChild(el("div", "ask", "How many other " + colour + " cards went with it (ATK-12)?"));
+        // one sentence per colour: the colour's word takes the sentence's case and gender
+        const asked = {
+          r: t("How many other red cards went with it (ATK-12)?"),
+          y: t("How many other yellow cards went with it (ATK-12)?"),
+          g: t("How many other green cards went with it (ATK-12)?"),
+          b: t("How many other blue cards went with it (ATK-12)?"),
+        }[code[0]];
+        box.appendChild(el("div", "ask", asked));
         const row = el("div", "row");
         for (let n = 0; n <= Math.min(mine.hand_size - 1, 12); n++) {
           const b = button(row, String(n), () => { pick.discarded = n; render(); }, "btn small" + (pick.discarded === n ? " chosen" : ""));
@@ -162,18 +168,18 @@
         if (pick.discarded === null) ready = false; else action.discarded = Array(pick.discarded).fill("?");
       }
       if (mine && mine.hand_size === 2) {
-        const b = button(box, pick.uno ? "✓ saying UNO!" : "say UNO! with it", () => { pick.uno = !pick.uno; render(); }, "btn uno" + (pick.uno ? " chosen" : ""));
+        const b = button(box, pick.uno ? "✓ " + t("saying UNO!") : t("say UNO! with it"), () => { pick.uno = !pick.uno; render(); }, "btn uno" + (pick.uno ? " chosen" : ""));
         b.setAttribute("aria-pressed", pick.uno ? "true" : "false");
         if (pick.uno) action.uno = true;
       }
-      const go = button(box, "Play " + name, () => send(action), "btn go");
+      const go = button(box, t("Play {card}", { card: name }), () => send(action), "btn go");
       go.id = "go";
       go.disabled = !ready;
     } else {
       action.choose = {};
       action.choose[mode] = code;
-      const what = { top: "This is the start card: ", turned: "The Item Box turned up: ", give: "Give: " }[mode];
-      const go = button(box, what + name, () => send(action), "btn go");
+      const what = { top: t("This is the start card: {card}", { card: name }), turned: t("The Item Box turned up: {card}", { card: name }), give: t("Give: {card}", { card: name }) }[mode];
+      const go = button(box, what, () => send(action), "btn go");
       go.id = "go";
     }
     parent.appendChild(box);
@@ -182,11 +188,11 @@
   function pressControls(parent) {
     const L = state.launcher;
     if (L && L.working && L.kind === "sim") {
-      button(parent, "Press the launcher", () => send({ press: true }), "btn go press").id = "press";
+      button(parent, t("Press the launcher"), () => send({ press: true }), "btn go press").id = "press";
     } else if (L && L.working) {
-      parent.appendChild(el("p", "hint", "Press the launcher's button: it is armed for you."));
+      parent.appendChild(el("p", "hint", t("Press the launcher's button: it is armed for you.")));
     } else {
-      parent.appendChild(el("p", "ask", (L ? "The launcher is out of order: " : "") + "press it by hand — how many cards came out?"));
+      parent.appendChild(el("p", "ask", L ? t("The launcher is out of order: press it by hand — how many cards came out?") : t("Press it by hand — how many cards came out?")));
       const row = el("div", "row");
       for (let n = 0; n <= 8; n++) button(row, String(n), () => send({ press: true, cards: n }), "btn small").dataset.cards = n;
       parent.appendChild(row);
@@ -194,24 +200,24 @@
   }
 
   function revealForm(parent) {
-    parent.appendChild(el("p", "ask", "You went out! The cards (r5 g7 wild) or the points (37) left in each hand:"));
+    parent.appendChild(el("p", "ask", t("You went out! The cards (r5 g7 wild) or the points (37) left in each hand:")));
     const form = el("form", "reveal");
     const inputs = {};
     for (const p of state.players) {
       if (p.name === me) continue;
-      const label = el("label", null, p.name + " (" + p.hand_size + " card" + (p.hand_size === 1 ? "" : "s") + ")");
+      const label = parts(el("label"), tnp("{player} ({n} card)", "{player} ({n} cards)", p.hand_size, { player: { name: p.name } }));
       const input = el("input");
       input.name = p.name;
       input.required = true;
       input.autocomplete = "off";
-      input.placeholder = "e.g. 37 or r5 g7 wild";
+      input.placeholder = t("e.g. 37 or r5 g7 wild");
       input.value = draft[p.name] || "";
       input.addEventListener("input", () => { draft[p.name] = input.value; });
       label.appendChild(input);
       form.appendChild(label);
       inputs[p.name] = input;
     }
-    const go = el("button", "btn go", "Score the round");
+    const go = el("button", "btn go", t("Score the round"));
     go.type = "submit";
     form.appendChild(go);
     form.addEventListener("submit", (ev) => {
@@ -240,19 +246,23 @@
     if (saidKey !== null && saidKey !== pickKey) say(""); // about a turn that is over
     const mineNow = myPlayer();
     if (mineNow) {
-      $("hand").textContent = "You: " + mineNow.hand_size + (mineNow.hand_size === 1 ? " card" : " cards") + " · " + mineNow.score + " points" + (mineNow.owes ? " · you owe " + mineNow.owes + (mineNow.owes === 1 ? " press" : " presses") : "");
+      // TRANSLATORS: the phone's line about its player: "You: 7 cards · 40 points · you owe 2 presses"
+      const line = [t("You: {cards}", { cards: tn("{n} card", "{n} cards", mineNow.hand_size) }), tn("{n} point", "{n} points", mineNow.score)];
+      if (mineNow.owes) line.push(tn("you owe {n} press", "you owe {n} presses", mineNow.owes));
+      $("hand").textContent = line.join(" · ");
     }
     const st = $("status");
-    if (s.game_winner) parts(st, ["★ ", { name: s.game_winner }, " wins the game!"]);
-    else if (!aw) parts(st, [s.round_winner ? { name: s.round_winner } : "", s.round_winner ? " wins the round. " : "", "Next: deal round " + (s.round + 1)]);
-    else parts(st, mine ? ["Your move: " + aw.doing] : ["Waiting for ", { name: aw.by }, ": " + aw.doing]);
+    if (s.game_winner) parts(st, ["★ ", ...tp("{player} wins the game!", { player: { name: s.game_winner } })]);
+    else if (!aw && s.round_winner) parts(st, tp("{player} wins the round. Next: deal round {round}", { player: { name: s.round_winner }, round: s.round + 1 }));
+    else if (!aw) parts(st, [t("Next: deal round {round}", { round: s.round + 1 })]);
+    else parts(st, mine ? [t("Your move: {doing}", { doing: aw.doing })] : tp("Waiting for {player}: {doing}", { player: { name: aw.by }, doing: aw.doing }));
     document.body.classList.toggle("my-move", mine);
     // what the terminal's screen says to the table (ATK-3's load reminder), and its last line
     const names = s.players.map((p) => p.name);
     $("reminder").hidden = !s.reminder;
     named($("reminder"), s.reminder ? "☞ " + s.reminder : "", names);
     $("notice").hidden = !s.notice;
-    named($("notice"), s.notice ? "Last: " + s.notice : "", names);
+    named($("notice"), s.notice ? t("Last: {line}", { line: s.notice }) : "", names);
 
     const L0 = s.launcher;
     const sig = JSON.stringify([aw, s.uno_catchable, s.round, s.round_over, s.game_winner, s.players_can_act,
@@ -261,10 +271,10 @@
     drawn = sig;
     const A = clear($("actions"));
     const X = clear($("extra"));
-    if (!s.players_can_act) { A.appendChild(el("p", "hint", "The bots play this game: watch the table view.")); return; }
+    if (!s.players_can_act) { A.appendChild(el("p", "hint", t("The bots play this game: watch the table view."))); return; }
     if (s.game_winner) return;
     if (!aw) {
-      button(A, "Deal round " + (s.round + 1), () => send({ deal: true }), "btn go").id = "deal";
+      button(A, t("Deal round {round}", { round: s.round + 1 }), () => send({ deal: true }), "btn go").id = "deal";
       return;
     }
     if (mine) {
@@ -273,46 +283,46 @@
         if (aw.verbs.includes("play")) picker(A, "play");
         const row = el("div", "row");
         if (aw.verbs.includes("press")) pressControls(row);
-        if (aw.verbs.includes("draw")) button(row, "Draw a card", () => send({ draw: true }), "btn").id = "draw";
-        if (aw.verbs.includes("pass")) button(row, "Pass", () => send({ pass: true }), "btn").id = "pass";
+        if (aw.verbs.includes("draw")) button(row, t("Draw a card"), () => send({ draw: true }), "btn").id = "draw";
+        if (aw.verbs.includes("pass")) button(row, t("Pass"), () => send({ pass: true }), "btn").id = "pass";
         A.appendChild(row);
       } else if (choice === "press" || choice === "until") {
         const owe = myPlayer();
-        A.appendChild(el("p", "ask", choice === "until" ? "Press until a card comes out." : "You owe " + (owe ? owe.owes : "") + (owe && owe.owes === 1 ? " press." : " presses.")));
+        A.appendChild(el("p", "ask", choice === "until" ? t("Press until a card comes out.") : tn("You owe {n} press.", "You owe {n} presses.", owe ? owe.owes : 0)));
         pressControls(A);
       } else if (choice === "color") {
-        A.appendChild(el("p", "ask", "Name the colour:"));
+        A.appendChild(el("p", "ask", t("Name the colour:")));
         colourButtons(A, null, (c) => send({ choose: { color: c } }));
       } else if (choice === "target") {
-        A.appendChild(el("p", "ask", "Choose a player:"));
+        A.appendChild(el("p", "ask", t("Choose a player:")));
         playerButtons(A, null, (t) => send({ choose: { target: t } }));
       } else if (choice === "top" || choice === "turned" || choice === "give") {
-        A.appendChild(el("p", "ask", { top: "You dealt: which card was turned up to start the pile?", turned: "Which card did the Item Box turn up?", give: "Which card do you give?" }[choice]));
+        A.appendChild(el("p", "ask", { top: t("You dealt: which card was turned up to start the pile?"), turned: t("Which card did the Item Box turn up?"), give: t("Which card do you give?") }[choice]));
         picker(A, choice);
       } else if (choice === "challenge") {
         const row = el("div", "row");
-        button(row, "Challenge", () => send({ challenge: true }), "btn").id = "challenge";
-        button(row, "Accept", () => send({ accept: true }), "btn").id = "accept";
+        button(row, t("Challenge"), () => send({ challenge: true }), "btn").id = "challenge";
+        button(row, t("Accept"), () => send({ accept: true }), "btn").id = "accept";
         A.appendChild(row);
       } else if (choice === "won") {
-        A.appendChild(el("p", "ask", "Did the challenge succeed?"));
+        A.appendChild(el("p", "ask", t("Did the challenge succeed?")));
         const row = el("div", "row");
-        button(row, "Yes, it succeeded", () => send({ choose: { won: true } }), "btn");
-        button(row, "No", () => send({ choose: { won: false } }), "btn");
+        button(row, t("Yes, it succeeded"), () => send({ choose: { won: true } }), "btn");
+        button(row, t("No"), () => send({ choose: { won: false } }), "btn");
         A.appendChild(row);
       } else if (choice === "reveal") {
         revealForm(A);
       }
     } else {
-      A.appendChild(parts(el("p", "hint"), ["Not your move: ", { name: aw.by }, " is to " + aw.doing + "."]));
+      A.appendChild(parts(el("p", "hint"), tp("Not your move: {player} is to {doing}.", { player: { name: aw.by }, doing: aw.doing })));
     }
     if (s.uno_catchable === me) {
       // COM-6: UNO said late, before anyone catches it or the next player begins
-      button(X, "Say UNO! (one card left)", () => send({ uno: true }), "btn go uno").id = "say-uno";
+      button(X, t("Say UNO! (one card left)"), () => send({ uno: true }), "btn go uno").id = "say-uno";
     }
     if (s.uno_catchable && s.uno_catchable !== me) {
       const who = s.uno_catchable;
-      button(X, "Catch " + who + ": one card, no UNO!", () => send({ catch: who }), "btn catch").id = "catch";
+      parts(button(X, "", () => send({ catch: who }), "btn catch"), tp("Catch {player}: one card, no UNO!", { player: { name: who } })).id = "catch";
     }
     const L = s.launcher;
     const pressNow = mine && (aw.verbs.includes("press"));
@@ -320,12 +330,12 @@
       // A press nobody owes is a foul (ATK-26): possible, as at a real table, but behind
       // a question, never a big button under every idle phone.
       if (!foulAsk) {
-        button(X, "Press the launcher's button anyway…", () => { foulAsk = true; drawn = ""; render(); }, "btn link").id = "foul";
+        button(X, t("Press the launcher's button anyway…"), () => { foulAsk = true; drawn = ""; render(); }, "btn link").id = "foul";
       } else {
-        X.appendChild(el("p", "ask", "Nobody asked you to press: a press now is a foul (ATK-26). Press anyway?"));
+        X.appendChild(el("p", "ask", t("Nobody asked you to press: a press now is a foul (ATK-26). Press anyway?")));
         const row = el("div", "row");
-        button(row, "Yes, press it (a foul)", () => { foulAsk = false; send({ press: true }); }, "btn warn").id = "foul-yes";
-        button(row, "No", () => { foulAsk = false; drawn = ""; render(); }, "btn").id = "foul-no";
+        button(row, t("Yes, press it (a foul)"), () => { foulAsk = false; send({ press: true }); }, "btn warn").id = "foul-yes";
+        button(row, t("No"), () => { foulAsk = false; drawn = ""; render(); }, "btn").id = "foul-no";
         X.appendChild(row);
       }
     }
@@ -337,32 +347,35 @@
   function linkRefused() {
     if (live) live.stop();
     me = null;
+    if ($("langs")) clear($("langs")); // nothing to tap on a page that cannot play
     const main = clear($("main"));
     main.className = "refused";
     main.id = "refused";
-    main.appendChild(el("h1", null, "This link does not work any more"));
-    main.appendChild(el("p", null, "The table made new links for this game (or started another game), so this page cannot play."));
+    main.appendChild(el("h1", null, t("This link does not work any more")));
+    main.appendChild(el("p", null, t("The table made new links for this game (or started another game), so this page cannot play.")));
     const what = el("p");
-    what.appendChild(el("strong", null, "What to do: "));
-    what.appendChild(document.createTextNode("ask the table for your new link — the terminal prints each player's link and QR code — and scan yours again."));
+    what.appendChild(el("strong", null, t("What to do:")));
+    what.appendChild(document.createTextNode(" "));
+    what.appendChild(document.createTextNode(t("ask the table for your new link — the terminal prints each player's link and QR code — and scan yours again.")));
     main.appendChild(what);
-    document.title = "This link does not work · unolaunch";
+    document.title = t("This link does not work · unolaunch");
   }
 
   function checkMe() {
-    return fetch("/api/me", { headers: { Authorization: "Bearer " + secret }, cache: "no-store" })
+    return fetch("/api/me" + langQuery(), { headers: { Authorization: "Bearer " + secret }, cache: "no-store" })
       .then((r) => r.json().then((j) => ({ status: r.status, j })))
       .then(({ status, j }) => {
         if (status === 401 || status === 403) { linkRefused(); return; }
-        if (status !== 200) { say("✗ " + (j.error || "the table did not answer"), false); return; }
+        if (status !== 200) { say("✗ " + (j.error || t("the table did not answer")), false); return; }
         if (me === j.player) return;
         me = j.player;
         $("me").textContent = me;
-        document.title = me + " · unolaunch";
+        document.title = t("{player} · unolaunch", { player: me });
         if (!live) live = follow((s) => { state = s; render(); }, () => { if (me) checkMe(); });
       })
-      .catch(() => say("✗ cannot reach the table", false));
+      .catch(() => say("✗ " + t("cannot reach the table"), false));
   }
+  languageButtons($("langs"));
   checkMe();
   void KINDS;
 })();
