@@ -318,7 +318,11 @@ def english_lines(screens: str, typed: list[str]) -> list[tuple[str, list[str]]]
         text = line
         for product in PRODUCTS:
             text = text.replace(product, " ")
-        bad = [w for w in re.findall(r"[^\W\d_]{2,}", text) if w.lower() in only_english]
+        bad = [
+            w
+            for w in re.findall(r"[^\W\d_]{2,}", text)
+            if w.lower() in only_english and not (w.isupper() and len(w) <= 3)  # codes: DA, TH
+        ]
         if bad:
             found.append((line, bad))
     return found

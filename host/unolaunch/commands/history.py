@@ -22,7 +22,7 @@ from unolaunch.table.app import effect_text
 from unolaunch.table.journal import DATA_DIR_ENV, DB_NAME, Entry, GameRecord, Journal, data_dir
 from unolaunch.table.launcher import FOUL_NOTICE
 from unolaunch.table.names import shown
-from unolaunch.table.screen import VARIANT_TITLES, card_name, card_names
+from unolaunch.table.screen import card_name, card_names, variant_title
 from unolaunch.table.session import _new_game, engine_action
 
 HELP = "list past games with winner and scores"
@@ -158,7 +158,7 @@ def run(args: argparse.Namespace) -> int:
             console = Console()
             fields = {
                 "game": g.id,
-                "title": VARIANT_TITLES.get(g.variant, g.variant),
+                "title": variant_title(g.variant),
                 "players": ", ".join(g.players),
                 "started": local_time(g.created),
                 "status": _status(g.status),
@@ -212,7 +212,7 @@ def run(args: argparse.Namespace) -> int:
                     for cell in (
                         str(g.id),
                         local_time(g.created),
-                        VARIANT_TITLES.get(g.variant, g.variant),
+                        variant_title(g.variant),
                         str(g.round),
                         _status(g.status),
                         g.winner or "—",

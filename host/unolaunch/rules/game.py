@@ -1456,6 +1456,19 @@ class Game:
             "owed": [self._describe_ob(ob) for ob in self.pending],
         }
 
+    def owed_texts(self) -> list[tuple[str, str]]:
+        """What each player owes now, in the players' language: ``(player, text)`` pairs,
+        the text without the player's name where the sentence begins with it (a screen
+        shows it in the player's row); the snapshot's ``owed`` is the English data."""
+        out = []
+        for ob in self.pending:
+            who = self.players[ob[1]]
+            text = self._describe_ob(ob, translate=True)
+            if text.startswith(who + " "):
+                text = text[len(who) + 1 :]
+            out.append((who, text))
+        return out
+
     def _describe_ob(self, ob: Obligation, translate: bool = False) -> str:
         """An obligation in words: English (the snapshot's ``owed``, error messages), or in
         the players' language with ``translate``."""

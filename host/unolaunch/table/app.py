@@ -28,7 +28,7 @@ from rich.text import Text
 from unolaunch.cards import COLOR_NAMES, card_code, color_word
 from unolaunch.errors import UnolaunchError
 from unolaunch.i18n import N_, _, ngettext, pgettext
-from unolaunch.rules import Effect, IllegalMoveError
+from unolaunch.rules import Action, Effect, IllegalMoveError
 from unolaunch.rules import engine as E
 from unolaunch.table.names import shown
 from unolaunch.table.parse import (
@@ -36,6 +36,7 @@ from unolaunch.table.parse import (
     Context,
     Move,
     ParseError,
+    answer,
     complete,
     help_text,
     parse,
@@ -45,7 +46,6 @@ from unolaunch.table.parse import (
     tokens_of,
 )
 from unolaunch.table.screen import (
-    VARIANT_TITLES,
     View,
     card_name,
     card_names,
@@ -133,8 +133,7 @@ class Table:
         s = self.session
         snap = s.snapshot()
         owed: dict[str, str] = {}
-        for text in snap.get("owed", []):
-            who, _sep, what = text.partition(" ")
+        for who, what in s.owed_texts():
             owed[who] = (owed.get(who, "") + "; " if who in owed else "") + what
         choice = s.choice()
         # The deal is not loaded yet (a start card is awaited): a count of cards inside
@@ -380,18 +379,18 @@ class Table:
 
     def error(self, exc: Exception) -> None:
         """One line: what was wrong and what to do. The game is unchanged."""
-        if isinstance(exc, IllegalMoveError) and _PRESS_FIRST in str(exc):
+        if isinstance(exc, IllegalMoveError) and exc.press_first and exc.action is not None:
             # "must press first" reads as "then play": say what the presses lead to.
             s = self.session
             if s.choice() in ("press", "until"):
                 who = s.snapshot()["awaiting"]["by"]
-                head = _short_illegal(exc).split(_PRESS_FIRST, 1)[0].rsplit(": ", 1)[0]
-                head = head.split(": ", 1)[-1]  # without the rule: it comes at the end
-                # TRANSLATORS: {action} is the refused action in the rules engine's words.
+                # TRANSLATORS: {action} is the refused action ("play red 3").
                 msg = _("{action}: {who} must press the launcher {presses}").format(
-                    action=head, who=who, presses=owed_presses(s, _(" and "))
+                    action=f"{exc.action.by}: {refused_action(exc.action)}",
+                    who=who,
+                    presses=owed_presses(s, _(" and ")),
                 )
-                text = _("{message} — the game is unchanged").format(message=card_names(msg))
+                text = _("{message} — the game is unchanged").format(message=msg)
                 self.say(f"✗ {text}", style="bold red")
                 return
         self.say(f"✗ {error_text(exc, self.session)}", style="bold red")
@@ -471,7 +470,7 @@ class Table:
         question = _(_DISCARD_ALL_QUESTION[letter])
         while True:
             line = self.ask(question.format(who=by, c=letter))
-            if line.strip().lower() in _CANCEL_WORDS:
+            if answer(line) in _CANCEL_WORDS:
                 raise TableError(_("the Discard All is not recorded; type the play again"))
             try:
                 got = parse_discarded(line, ctx)
@@ -500,7 +499,7 @@ class Table:
                     who=who
                 )
             )
-            word = line.strip().lower()
+            word = answer(line)
             if word in ("", "u", "oops", "q", *_CANCEL_WORDS, *_QUIT_WORDS):
                 raise TableError(
                     _("the press is not recorded; {who} may press again").format(who=who)
@@ -537,7 +536,7 @@ class Table:
                     "{inside} cards: a typo? Type the right count, or Enter to cancel: "
                 )
             line = self.ask(question.format(n=n, who=who, most=most, inside=inside))
-            word = line.strip().lower()
+            word = answer(line)
             if word in _YES_WORDS and word not in ("ok",) and n <= inside:
                 return n
             if word in ("", "u", "oops", *_CANCEL_WORDS, *_NO_WORDS):
@@ -664,7 +663,7 @@ class Table:
                     "Is that right? ('yes' / 'no') "
                 ).format(who=who)
             )
-            if line.strip().lower() not in _YES_WORDS:
+            if answer(line) not in _YES_WORDS:
                 self.say(
                     "  · "
                     + _("nothing changed: {who} still holds {n}").format(
@@ -783,7 +782,7 @@ class Table:
     def between_rounds(self) -> None:
         """Round scored: Enter deals the next round (the deal passes left, COM-4)."""
         next_round = int(self.session.snapshot()["round"]) + 1
-        line = self.ask(_("deal round {n}? ").format(n=next_round)).strip().lower()
+        line = answer(self.ask(_("deal round {n}? ").format(n=next_round)))
         snap = self.session.snapshot()
         if snap.get("awaiting") is not None or snap.get("game_winner"):
             return  # dealt (or taken back) from another screen meanwhile
@@ -801,7 +800,7 @@ class Table:
                 self.error(exc)
             self.draw()
             return
-        if line not in ("", "deal", "next", "gefa", "næsta", *_YES_WORDS):
+        if line not in ("", "deal", "next", "give", *_YES_WORDS):
             self.say(
                 "✗ " + _("press Enter to deal the next round, or type 'undo' or 'quit'"), "bold red"
             )
@@ -821,8 +820,8 @@ class Table:
                 "('yes' ends the game, 'undo' takes back the last action) "
             ).format(who=w, points=snap["scores"][w])
         )
-        word = line.strip().lower()
-        if word in ("end", "enda", *_YES_WORDS):
+        word = answer(line)
+        if word in ("end", *_YES_WORDS):
             self.finish(snap)
             return True
         if word in ("q", "bye", *_QUIT_WORDS):
@@ -852,7 +851,7 @@ class Table:
                 "last action? ('yes' / 'no') "
             ).format(game=self.session.id, who=winner)
         )
-        if line.strip().lower() in ("reopen", "opna", *_YES_WORDS):
+        if answer(line) in ("reopen", *_YES_WORDS):
             return True
         self.say("  · " + _("nothing changed: the game stays closed ('yes' to end here)"))
         return False
@@ -897,12 +896,13 @@ def _wild_word(variant: str) -> str:
     return _(_WILD_EXAMPLE.get(variant, _WILD_EXAMPLE["attack"])).split()[0]
 
 
-#: Typed answers (English and Icelandic: the parser takes both whatever the language).
-_YES_WORDS = ("y", "yes", "right", "correct", "ok", "j", "já", "ja", "rétt")
-_NO_WORDS = ("n", "no", "nei")
-_CANCEL_WORDS = ("undo", "cancel", "back", "afturkalla", "hætta við", "til baka")
-_QUIT_WORDS = ("quit", "exit", "hætta")
-_NONE_WORDS = ("none", "nothing", "no cards", "zero", "ekkert", "engin", "ekki neitt", "núll")
+#: Typed answers, in the parser's English words: parse.answer() maps every language's words
+#: (glossary.py) onto them.
+_YES_WORDS = ("y", "yes", "right", "correct", "ok")
+_NO_WORDS = ("n", "no")
+_CANCEL_WORDS = ("undo", "cancel", "back")
+_QUIT_WORDS = ("quit", "exit")
+_NONE_WORDS = ("none", "nothing", "no cards", "zero", "0")
 
 #: ATK-12's question after a Discard All, by its colour ({c}: the colour's letter).
 _DISCARD_ALL_QUESTION = {
@@ -955,10 +955,6 @@ def _launcher_status(launcher: TableLauncher, inside: bool) -> str:
 
 
 _CARDS_INSIDE = re.compile(r" · \d+ cards? inside")
-
-
-# The engine's words for a move refused while presses are owed (English: the engine's own).
-_PRESS_FIRST = "must press the launcher first"
 
 
 def load_reminder(session: Session) -> str:
@@ -1082,7 +1078,7 @@ def overplayed(session: Session, actions: list[dict[str, Any]]) -> str | None:
                 "{held} ({rule}): a typo? 'undo' takes it back",
                 played,
             ).format(
-                card=card_name(code), n=played, game=VARIANT_TITLES[g.variant], held=held, rule=rule
+                card=card_name(code), n=played, game=variant_title(g.variant), held=held, rule=rule
             )
     return None
 
@@ -1176,7 +1172,7 @@ def overcounted(session: Session, left: dict[str, list[str] | int]) -> str | Non
                 card=card_name(code),
                 typed=typed.count(code),
                 pile=pile.count(code),
-                game=VARIANT_TITLES[g.variant],
+                game=variant_title(g.variant),
                 held=held,
                 rule=_DECK_RULE.get(g.variant),
             )
@@ -1245,6 +1241,16 @@ def _short_illegal(exc: IllegalMoveError) -> str:
     if a is None:
         text = _("{rule}: {why}").format(rule=exc.rule, why=exc.why)
         return _("{refusal} — the game is unchanged").format(refusal=text)
+    # TRANSLATORS: a refusal: "COM-2: Cy: play red 3: red 3 matches neither ...".
+    text = _("{rule}: {who}: {action}: {why}").format(
+        rule=exc.rule, who=a.by, action=refused_action(a), why=exc.why
+    )
+    return _("{refusal} — the game is unchanged").format(refusal=text)
+
+
+def refused_action(a: Action) -> str:
+    """A refused action in the players' words, after its player's name: ``play red 3``,
+    ``press (0 cards)``."""
     # TRANSLATORS: a refused action's verb, after the player's name: "Cy: play red 3".
     verbs = {
         "play": pgettext("action", "play"),
@@ -1282,8 +1288,4 @@ def _short_illegal(exc: IllegalMoveError) -> str:
     if a.won is not None:
         words.append(_("right") if a.won else _("wrong"))
     words += [f"{name} {size}" for name, size in a.sizes or ()]
-    # TRANSLATORS: a refusal: "COM-2: Cy: play red 3: red 3 matches neither ...".
-    text = _("{rule}: {who}: {action}: {why}").format(
-        rule=exc.rule, who=a.by, action=" ".join(words), why=exc.why
-    )
-    return _("{refusal} — the game is unchanged").format(refusal=text)
+    return " ".join(words)

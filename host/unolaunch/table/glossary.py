@@ -213,6 +213,13 @@ COMMANDS: dict[str, str] = {
 WORDS: dict[str, str] = {
     "já": "yes",
     "jú": "yes",
+    "j": "yes",
+    "hætta við": "cancel",
+    "næsta": "next",
+    "enda": "end",
+    "ljúka": "end",
+    "opna": "reopen",
+    "opna aftur": "reopen",
     "rétt": "right",
     "nei": "no",
     "rangt": "wrong",

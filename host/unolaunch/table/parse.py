@@ -1356,6 +1356,7 @@ _ENGLISH = frozenset(
     | {"reset", "redraw", "screen", "status", "scores", "score", "set", "hand", "cards"}
     | {"has", "none", "nothing", "empty", "points", "point", "pts", "pt", "more", "sim"}
     | {"win", "wins", "lose", "loses", "given", "gives", "came", "out", "up", "show", "is"}
+    | {"cancel", "next", "end", "reopen"}  # answers to the table's questions (app.py)
 )
 #: Icelandic word or phrase -> the English words it stands for (glossary.py).
 _ICELANDIC = glossary.terms(_ENGLISH)

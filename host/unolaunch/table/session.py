@@ -177,6 +177,11 @@ class Session:
         with self.lock:
             return self.game.snapshot()
 
+    def owed_texts(self) -> list[tuple[str, str]]:
+        """What each player owes, in the players' language (``Game.owed_texts``)."""
+        with self.lock:
+            return self.game.owed_texts()
+
     def choice(self) -> str | None:
         """What the awaited player owes: ``press``, ``until``, ``challenge``, ``color``,
         ``target``, ``give``, ``top``, ``reveal``, ``turned``, ``won``; ``None`` on a turn."""

@@ -28,7 +28,7 @@ from unolaunch.i18n import N_, _, current, ngettext, use
 from unolaunch.rules import Effect, Game, IllegalMoveError
 from unolaunch.rules.actions import Action, ActionFormatError
 from unolaunch.table.app import Table, effect_text, error_text
-from unolaunch.table.launcher import FOUL_NOTICE
+from unolaunch.table.launcher import press_outcome
 from unolaunch.table.parse import ParseError, parse_hand
 from unolaunch.table.session import TableError, actions_in_effect
 from unolaunch.web.state import Extras, build_state, deck_codes, launcher_state
@@ -383,16 +383,12 @@ class TableFront:
         the game's language); the reply is in the phone's."""
         fires, fouls, mine = before
         launcher = self.table.launcher
-        with use(self.lang):  # the launcher's notices, as the game's language says them
-            busy = {"press while firing: ignored", _("press while firing: ignored")}
-            fault = {
-                "press refused: the launcher is in a fault",
-                _("press refused: the launcher is in a fault"),
-            }
         deadline = time.monotonic() + timeout_s
         with self._heard:
             while True:
                 new = [line for n, line in self._notices if n > seen and line != mine]
+                # the notices are in the game's language: press_outcome reads any
+                said_of = {press_outcome(line, player) for line in new}
                 fire = self.fire
                 if self._fires > fires and fire is not None and fire.get("player") == player:
                     cards = int(fire.get("cards") or 0)
@@ -403,15 +399,15 @@ class TableFront:
                         "{player} presses: {n} card out", "{player} presses: {n} cards out", cards
                     )
                     return "fired", said.format(player=player, n=cards)
-                if int(getattr(launcher, "fouls", 0)) > fouls or FOUL_NOTICE in new:
+                if int(getattr(launcher, "fouls", 0)) > fouls or "foul" in said_of:
                     return "foul", _(
                         "Foul: nobody owed a press, so the launcher did not fire (ATK-26)"
                     )
-                if busy.intersection(new):
+                if "ignored" in said_of:
                     return "ignored", _(
                         "The launcher was still firing and ignored your press: press again"
                     )
-                if fault.intersection(new):
+                if "fault" in said_of:
                     return "fault", _("The launcher is stopped by a fault: it did not fire")
                 left = deadline - time.monotonic()
                 if left <= 0:

@@ -19,7 +19,7 @@ from unolaunch.rules import Game
 from unolaunch.rules import engine as E
 from unolaunch.table.app import _DOING
 from unolaunch.table.names import shown
-from unolaunch.table.screen import TARGETS, VARIANT_TITLES, awaiting_text, card_name
+from unolaunch.table.screen import TARGETS, awaiting_text, card_name, variant_title
 from unolaunch.table.session import _CHOICE
 
 #: What the awaited player owes, by the engine's pending obligation (as Session.choice).
@@ -79,8 +79,7 @@ def build_state(game: Game, extras: Extras) -> dict[str, Any]:
     words in the current language (:func:`unolaunch.i18n.use`)."""
     snap = game.snapshot()
     owed_text: dict[str, list[str]] = {}
-    for text in snap.get("owed", []):
-        who, _sep, what = str(text).partition(" ")
+    for who, what in game.owed_texts():
         owed_text.setdefault(who, []).append(what)
     presses = owed_presses(game)
     aw: Mapping[str, Any] | None = snap.get("awaiting")
@@ -115,9 +114,7 @@ def build_state(game: Game, extras: Extras) -> dict[str, Any]:
     return {
         "game": extras.game_id,
         "variant": game.variant,
-        "title": _(VARIANT_TITLES[game.variant])
-        if game.variant in VARIANT_TITLES
-        else game.variant,
+        "title": variant_title(game.variant),
         "round": int(snap.get("round", 1)),
         "target": int(game.target or TARGETS.get(game.variant, 500)),
         "dealer": snap.get("dealer"),
