@@ -167,7 +167,7 @@ def test_demo_in_icelandic_says_no_english_sentence_of_the_catalog(run_cli: RunC
     lines = proc.stdout.splitlines()
     assert any(line.startswith("Ræsi hermda skotvél") for line in lines)
     assert any(line.startswith("Skotvél á ") and "fastbúnaður" in line for line in lines)
-    assert any(line.startswith("Umferð 1 — ") and "upphafsspil" in line for line in lines)
+    assert any(line.startswith("Umferð 1 — ") and "byrjunarspil" in line for line in lines)
     assert any("ýtir á skotvélina →" in line for line in lines)
     assert any(re.match(r"Umferð \d+: \w+ klárar og fær \d+ stig", line) for line in lines)
     assert any(" vinnur leikinn eftir " in line for line in lines)
@@ -222,7 +222,7 @@ def test_history_in_icelandic(run_cli: RunCli, tmp_path: Path) -> None:
     out = log.stdout
     assert out.startswith("leikur 1: UNO Attack, Ann, Bob — hófst ")
     assert "stig: Ann 0, Bob 0 (umferð 1)" in out
-    assert "Bob snýr upp upphafsspilinu: " in out
+    assert "Bob snýr upp byrjunarspilinu: " in out
     assert "Ann ýtir á skotvélina: 2 spil komu út" in out
     assert "afturkallað: tók til baka 'Ann ýtir á skotvélina: 2 spil komu út'" in out
     assert "Ann ýtir á skotvélina: 1 spil kom út" in out
