@@ -93,6 +93,13 @@ def settled_presses(fw: Link, before: int, want: int, hw_from: int) -> int:
         if len(released) >= want:
             break
         time.sleep(0.1)
+    else:
+        downs = [ev for ev in fw.hw_events()[hw_from:] if ev.get("hw") == "button"]
+        status = fw.request("status", timeout=30)
+        raise AssertionError(
+            f"the mechanics released {len(released)} of {want} presses in 120 s "
+            f"({len(downs)} button changes; presses counted {status['presses'] - before})"
+        )
     start = fw.request("status", timeout=30)
     status = start
     while status["presses"] - before < want and time.monotonic() < deadline:

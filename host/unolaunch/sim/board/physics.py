@@ -44,6 +44,7 @@ class Launcher:
         self.hold_us = 0
         self.seen_from = None  # us of the first read of the pressed button
         self.seen_last = None  # us of the latest read of the pressed button
+        self.seen_us = 0  # watched before the last time the process was taken away
         self.presses = []  # queued `press` durations (ms): a press during a press waits
         self.next_press_at = None
         self.released_at = None  # us of the last release of a timed press
@@ -62,6 +63,7 @@ class Launcher:
         self.beam_moved_us = 0.0  # roller time the cards moved since then
         self.beam_seen_from = None  # us of the first read of the beam's present state
         self.beam_seen_last = None
+        self.beam_seen_us = 0  # watched of the beam's state before the process was away
         self.sensor_read = False  # the firmware reads the sensor at all
 
     # -- levels the firmware reads ---------------------------------------------
@@ -103,11 +105,15 @@ class Launcher:
             self._beam_seen_now()
 
     def away(self):
-        """The process was descheduled in the middle of such time: what the firmware has
-        watched of a press or of the beam's state counts from now on (they last longer)."""
+        """The process was descheduled in the middle of such time: the time it was away
+        does not count as watched (a press or the beam's state lasts that much longer);
+        what it watched before still counts (else a machine that takes the process away
+        more often than a press lasts would hold the press for ever)."""
         if self.seen_from is not None:
+            self.seen_us += self.seen_last - self.seen_from
             self.seen_from = self.seen_last = self.now_us
         if self.beam_seen_from is not None:
+            self.beam_seen_us += self.beam_seen_last - self.beam_seen_from
             self.beam_seen_from = self.beam_seen_last = self.now_us
 
     def _button_seen(self):
@@ -128,6 +134,7 @@ class Launcher:
         self.beam_since = self.now_us
         self.beam_moved_us = 0.0
         self.beam_seen_from = self.beam_seen_last = None
+        self.beam_seen_us = 0
         if self.sensor_fitted:
             self.level(WIRING["sensor"], 0 if blocked else 1)
 
@@ -262,20 +269,22 @@ class Launcher:
             return True  # nobody is reading it now (a REPL, a stopped loop)
         if self.beam_seen_from is None:
             return False
-        return self.beam_seen_last - self.beam_seen_from >= self.beam_moved_us - READ_SLACK_US
+        watched = self.beam_seen_us + self.beam_seen_last - self.beam_seen_from
+        return watched >= self.beam_moved_us - READ_SLACK_US
 
     def _press(self, ms, now):
         self._set_button(True)
         self.release_at = now + ms * 1000
         self.hold_us = ms * 1000
         self.seen_from = self.seen_last = None
+        self.seen_us = 0
 
     def _press_done(self, now):
         if not self.track_reads:
             return now >= self.release_at
         if self.seen_from is None:  # nobody reads the button: release on time (with grace)
             return now - self.release_at >= UNREAD_PRESS_MS * 1000
-        return self.seen_last - self.seen_from >= self.hold_us
+        return self.seen_us + self.seen_last - self.seen_from >= self.hold_us
 
     # -- the control channel ---------------------------------------------------
     def command(self, line):
