@@ -14,6 +14,7 @@ import functools
 import importlib
 import json
 import sys
+import threading
 import types
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -34,9 +35,19 @@ __all__ = [
 _PACKAGE = "launcher"
 
 
+# sys.modules and sys.path are the process's: one firmware import at a time (threads, e.g.
+# several demos at once, would otherwise remove each other's modules mid-import).
+_IMPORTING = threading.RLock()
+
+
 @contextmanager
 def _firmware_on_path(root: Path) -> Iterator[None]:
     """Make ``import launcher.config`` find the firmware under ``root``, then undo it all."""
+    with _IMPORTING:
+        yield from _on_path(root)
+
+
+def _on_path(root: Path) -> Iterator[None]:
     saved = {
         name: mod
         for name, mod in sys.modules.items()
