@@ -33,7 +33,7 @@ BIG_US = 800
 # the request, the reply's dict and text); the loop itself makes none. So a collection
 # never falls in the middle of a reply, a burst or a backlog, the heap (170+ KB free) never
 # fills up to force one somewhere else, and `status perf` says how long the longest took.
-GC_EVERY_BYTES = 1 << 30
+GC_EVERY_BYTES = 8192
 RESET_DELAY_MS = 100  # lets the `reset` reply leave the USB buffer before the board resets
 REPL_WAIT_MS = 1000  # `repl`: how long the reply may take to leave before the REPL is handed over
 MAX_ERRORS = 20  # unhandled exceptions within ERROR_WINDOW_MS before a reset
@@ -121,7 +121,6 @@ class App:
         self.encoder = protocol.Encoder(time.ticks_us)  # replies and events, in order
         self.pending: list = [[] for _ in self.links]  # lines read, not yet parsed, per port
         self.job = None  # the request being answered (_serve), a piece per iteration
-        self.turn = 0  # the port whose line is parsed next when several wait
         self.waiting = 0  # lines in self.pending
         self.late = False  # the last iteration had no time for the request's next piece
         self.job_waits = False  # the request is parsed and waits for the encoder
@@ -181,13 +180,6 @@ class App:
         self.button.debounce_ms = cfg["debounce_ms"]
         if self.sensor is not None:
             self.sensor.min_us = cfg["sensor_min_ms"] * 1000
-
-    def handle_line(self, line, now, port=None):
-        """Answer one line at once (parsed, run, its reply encoded and queued); the reply
-        goes back to the port it came from. The loop does it in steps instead (step())."""
-        req, reply = protocol.parse(line)
-        self.answer(req, reply, now, port or self.serial)
-        self.encoder.run()
 
     def answer(self, req, reply, now, port):
         """Run a parsed request (or take the parse's error reply) and queue its reply."""
@@ -331,16 +323,13 @@ class App:
     def _request(self):
         """The first work after the inputs: the request being served goes on by one piece
         (its JSON decoded, a field checked, the request run: 0.1-0.8 ms of rp2 chip time
-        each), or the next line waiting is taken up, the ports in turn. Returns True if it
+        each), or the next line waiting is taken up (USB's first). Returns True if it
         did something."""
         job = self.job
         if job is None:
             pending = self.pending
-            n = len(pending)
-            for k in range(n):
-                i = (self.turn + k) % n
+            for i in range(len(pending)):
                 if pending[i] and not self.ports[i].behind():  # behind: replies first
-                    self.turn = (i + 1) % n
                     self.waiting -= 1
                     job = self.job = self._serve(pending[i].pop(0), self.ports[i])
                     break
@@ -358,7 +347,10 @@ class App:
 
     def _serve(self, line, port):
         """Answer one line in pieces (a generator: see _request)."""
-        for result in protocol.parse_steps(line):
+        req = reply = None
+        for step in protocol.parse_steps(line):
+            if step is not None:
+                req, reply = step  # the last: (request, error reply)
             yield
         # what came before is encoded first: its lines then say what they said, and the
         # request can change what they read
@@ -367,7 +359,7 @@ class App:
             yield
         self.job_waits = False
         # the clock as the request runs: a `fire` starts its burst then
-        self.answer(result[0], result[1], time.ticks_ms(), port)
+        self.answer(req, reply, time.ticks_ms(), port)
 
     def _answer_all(self):
         """The loop is about to end (a takeover): every request read so far is answered."""
@@ -382,7 +374,8 @@ class App:
             todo = self.pending[i]
             while todo:
                 self.waiting -= 1
-                self.handle_line(todo.pop(0), time.ticks_ms(), self.ports[i])
+                req, reply = protocol.parse(todo.pop(0))
+                self.answer(req, reply, time.ticks_ms(), self.ports[i])
         self.encoder.run()
         for port in self.ports:
             port.flush()

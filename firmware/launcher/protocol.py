@@ -329,9 +329,10 @@ def parse(line):
     `line` is bytes without its newline, or TOO_LONG. A valid request is the decoded dict;
     the error reply names what was wrong (docs/protocol.md, "error codes").
     """
-    for result in parse_steps(line):
-        pass
-    return result
+    for step in parse_steps(line):
+        if step is not None:
+            return step
+    raise AssertionError("parse_steps ends with its result")
 
 
 def parse_steps(line):
@@ -400,7 +401,7 @@ _FIRST = ("id", "event", "ok", "error", "message")
 # iteration's time slice lasts. The port takes a byte per 80-100 us, so the encoder keeps
 # ahead of it. Building strings in Python is slow on rp2 (a new string is about 50 us), so
 # plain fields go through json.dumps of an OrderedDict in the line's key order (C).
-_ORDERS: dict = {}  # (top, the keys as the dict gives them) -> the keys in the line's order
+_ORDERS: dict = {}  # a line's message: the keys as the dict gives them -> the line's order
 CHUNK = 2  # plain fields per json.dumps: about 0.4 ms of rp2 chip time a piece
 
 
@@ -408,16 +409,17 @@ def _order(value, top):
     """The keys of `value` in the line's order: sorted, and for a line's message (`top`)
     id/event/ok/error/message first. Kept per shape (a firmware sends a few dozen): sorting
     15 keys is 0.4 ms of rp2 chip time."""
-    shape = (top, tuple(value))
+    if not top:
+        return sorted(value)
+    shape = tuple(value)
     keys = _ORDERS.get(shape)
     if keys is None:
         keys = list(value)
         first = []
-        if top:
-            for k in _FIRST:
-                if k in value:
-                    keys.remove(k)
-                    first.append(k)
+        for k in _FIRST:
+            if k in value:
+                keys.remove(k)
+                first.append(k)
         keys.sort()
         keys = tuple(first + keys)
         if len(_ORDERS) < 64:
