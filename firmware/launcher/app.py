@@ -26,14 +26,18 @@ IDLE_MS = 1  # longest wait per loop iteration when there is nothing to do
 # (launcher/protocol.py: Encoder, Outbox).
 SLICE_US = 1400
 BIG_US = 800
-# Garbage collection (about 10 ms of rp2 chip time, all of it in one go: MicroPython's
+# Garbage collection (about 13 ms of rp2 chip time, all of it in one go: MicroPython's
 # collector marks the whole live heap, ~60 KB of it the firmware's own code) is done by the
-# loop when it has nothing else to do and no burst runs, once the lines it sent since the
-# last one add up to GC_EVERY_BYTES (each byte sent stands for about 10 bytes of garbage:
-# the request, the reply's dict and text); the loop itself makes none. So a collection
-# never falls in the middle of a reply, a burst or a backlog, the heap (170+ KB free) never
-# fills up to force one somewhere else, and `status perf` says how long the longest took.
-GC_EVERY_BYTES = 8192
+# loop when it has nothing else to do and no burst runs, once the garbage it has made since
+# the last one is estimated at GC_LITTER bytes: a line sent leaves about LINE_LITTER times
+# its length (its request, the reply's dict, the pieces), an idle wait IDLE_LITTER (the
+# list select.poll returns); nothing else in the loop allocates. So a collection never
+# falls in the middle of a reply, a burst or a backlog, the heap (180+ KB free on rp2)
+# never fills up to force one somewhere else, and `status perf` says how many there were
+# and how long the longest took (gcs, gc_us_max).
+GC_LITTER = 96 * 1024
+LINE_LITTER = 12
+IDLE_LITTER = 32
 RESET_DELAY_MS = 100  # lets the `reset` reply leave the USB buffer before the board resets
 REPL_WAIT_MS = 1000  # `repl`: how long the reply may take to leave before the REPL is handed over
 MAX_ERRORS = 20  # unhandled exceptions within ERROR_WINDOW_MS before a reset
@@ -125,6 +129,7 @@ class App:
         self.late = False  # the last iteration had no time for the request's next piece
         self.job_waits = False  # the request is parsed and waits for the encoder
         self.gc_made = 0  # encoder.made at the last collection
+        self.idle_litter = 0  # garbage of the idle waits since the last collection
         self.gcs = 0  # collections the loop made
         self.gc_us_max = 0  # the longest of them
         self.wdt = board.Watchdog(cfg["wdt_ms"])
@@ -168,9 +173,9 @@ class App:
             jobs = self.encoder.jobs
             idle = [p for p in self.ports if not (p.waiting() or [j for j in jobs if p in j[1]])]
             if idle:
-                self.encoder.add(msg, idle)
+                self.encoder.jobs.append((msg, idle))
             return
-        self.encoder.add(msg, self.ports)
+        self.encoder.jobs.append((msg, self.ports))
 
     def apply(self, cfg):
         self.cfg = cfg
@@ -189,7 +194,7 @@ class App:
             except Exception as e:  # every request gets exactly one reply, even then
                 self.motor.off()
                 reply = protocol.error(req["id"], "internal", "firmware error: %r" % (e,))
-        self.encoder.add(reply, (port,))
+        self.encoder.jobs.append((reply, (port,)))
 
     def perf(self):
         gap = self.gap_us_max
@@ -197,6 +202,7 @@ class App:
         self.gap_skip = True
         gc.collect()
         self.gc_made = self.encoder.made
+        self.idle_litter = 0
         n = self.iterations or 1
         lost = 0
         for dev in (self.button, self.sensor):
@@ -381,11 +387,12 @@ class App:
             port.flush()
 
     def _collect(self):
-        """A garbage collection while nothing else is going on (see GC_EVERY_BYTES)."""
+        """A garbage collection while nothing else is going on (see GC_LITTER)."""
         t = time.ticks_us()
         gc.collect()
         dt = time.ticks_diff(time.ticks_us(), t)
         self.gc_made = self.encoder.made
+        self.idle_litter = 0
         self.gcs += 1
         if dt > self.gc_us_max:
             self.gc_us_max = dt
@@ -418,15 +425,14 @@ class App:
                     self.step_us_max = dt
                 self.iterations += 1
                 if not busy and self.leave is None:
-                    if (
-                        self.encoder.made - self.gc_made >= GC_EVERY_BYTES
-                        and self.launcher.burst is None
-                    ):
-                        self._collect()  # nothing else to do: see GC_EVERY_BYTES
+                    litter = LINE_LITTER * (self.encoder.made - self.gc_made)
+                    if litter + self.idle_litter >= GC_LITTER and self.launcher.burst is None:
+                        self._collect()  # nothing else to do: see GC_LITTER
                     elif self.hold_usb:
                         time.sleep_ms(IDLE_MS)  # input waits: a poll would not idle
                     else:
                         self.serial.wait(IDLE_MS)
+                        self.idle_litter += IDLE_LITTER
             except KeyboardInterrupt:
                 self._ctrl_c()
             except Exception as e:

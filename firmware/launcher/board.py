@@ -312,8 +312,9 @@ class Serial(Outbox):
 
     def wait(self, timeout_ms):
         """Sleep until input arrives or timeout_ms passes (the loop's idle)."""
-        for _ in self._poll.ipoll(timeout_ms):  # ipoll: no list allocated per call
-            break
+        # poll, not ipoll: on the rp2 port (v1.28) an ipoll with a timeout here left the
+        # USB output stalled until the next input came (found by tests/test_boards.py)
+        self._poll.poll(timeout_ms)
 
     def read(self, limit=512, until=None):
         """Bytes waiting on the port (b"" if none), at most `limit` per call, and none read

@@ -496,7 +496,7 @@ def encode(msg):
 
 class Encoder:
     """Replies and events (dicts) turned into lines for their ports, in the order they came,
-    a few fields per call (see _pieces): add(msg, ports) queues one; run(until) encodes until
+    a few fields per call (see _pieces): `jobs` holds (msg, ports); run(until) encodes until
     the clock (`clock_us`, ticks_us) reaches `until` (None: everything queued) and hands each
     finished line to its ports' Outbox.write_line. Pure logic: the ports are handed in."""
 
@@ -506,9 +506,6 @@ class Encoder:
         self._gen = None  # _pieces of _jobs[0], once begun
         self._parts: list = []
         self.made = 0  # bytes of lines encoded since boot
-
-    def add(self, msg, ports):
-        self.jobs.append((msg, ports))
 
     def run(self, until=None):
         """Encode what is queued until `until` (ticks_us; None: all of it). No field is
