@@ -22,13 +22,15 @@ IDLE_MS = 1  # longest wait per loop iteration when there is nothing to do
 # and the launcher's tick, an iteration does at most one piece of the request being answered
 # (the line decoded, its JSON parsed, a field checked, or the request run), then encodes
 # replies and events a piece at a time, no such piece (0.1-0.8 ms on rp2) begun later than
-# BIG_US after the iteration's start, and reads and writes bytes until SLICE_US. What is left
-# goes on in the next iterations (launcher/protocol.py: parse_steps, Encoder, Outbox).
-# Measured on the emulated RP2040: 2.3-4.3 ms at most between two looks, outside a garbage
-# collection (docs/firmware-tests.md).
+# SLICE_US after the iteration's start, reads bytes until then and writes them until then
+# or for WRITE_MIN_US, whichever ends later (output keeps its pace when the rest took the
+# slice: a flood of requests on the UART). What is left goes on in the next iterations
+# (launcher/protocol.py: parse_steps, Encoder, Outbox). Measured on the emulated RP2040:
+# 3.3-4.4 ms at most between two looks, outside a garbage collection
+# (docs/firmware-tests.md).
 SLICE_US = 1400
-BIG_US = 800
-# Garbage collection (about 13 ms of rp2 chip time, all of it in one go: MicroPython's
+WRITE_MIN_US = 1000
+# Garbage collection (about 12 ms of rp2 chip time, all of it in one go: MicroPython's
 # collector marks the whole live heap, ~60 KB of it the firmware's own code) is done by the
 # loop when it has nothing else to do and no burst runs, once the garbage it has made since
 # the last one is estimated at GC_LITTER bytes: a line sent leaves about LINE_LITTER times
@@ -253,15 +255,14 @@ class App:
         if self.sensor is not None:
             self.sensor.poll(time.ticks_us())
         self.launcher.tick(now)
-        # the time slice: no byte is written or read after `until`, and no larger piece of
-        # work (a request's, a message's: up to 0.7 ms on rp2) begins after `big_until`
+        # the time slice: no piece of work (a request's, a message's: up to 0.8 ms on rp2,
+        # a byte read or written) begins after `until`
         until = time.ticks_add(t, SLICE_US)
-        big_until = time.ticks_add(t, BIG_US)
         ports = self.ports
         for port in ports:
             port.until = until
         enc = self.encoder
-        # A larger piece begins only before big_until: a request's next piece, then the
+        # A larger piece begins only before `until`: a request's next piece, then the
         # encoder's (as many as fit). When the inputs left no time for one, the next
         # iteration does one whatever the time (`late`), so that work always moves on.
         # (the checks before each call keep an idle iteration short: a call is 50 us on rp2)
@@ -274,12 +275,12 @@ class App:
         )
         if req or enc.jobs:
             busy = True
-            if late or time.ticks_diff(time.ticks_us(), big_until) < 0:
+            if late or time.ticks_diff(time.ticks_us(), until) < 0:
                 if req:
                     self._request()
                     late = False  # a piece done: the encoder's only if there is time left
-                if enc.jobs and (late or time.ticks_diff(time.ticks_us(), big_until) < 0):
-                    enc.run(big_until)
+                if enc.jobs and (late or time.ticks_diff(time.ticks_us(), until) < 0):
+                    enc.run(until)
             else:
                 self.late = True
         links = self.links
@@ -309,8 +310,14 @@ class App:
                 if usb and self.takeover.replay is not None:
                     self.leave = "ctrl_c"
         # output the port could not take at once (or a slice had no time for), as far as it
-        # can now; a cut slice goes on next iteration, without the idle wait
+        # can now, and for WRITE_MIN_US at least (so that output keeps a pace when the rest
+        # of the iteration took the slice: a flood of requests on a busy chip); a cut slice
+        # goes on next iteration, without the idle wait
+        least = time.ticks_add(time.ticks_us(), WRITE_MIN_US)
+        if time.ticks_diff(least, until) > 0:
+            until = least
         for port in ports:
+            port.until = until
             if port._q and (port.flush() or port.cut):
                 busy = True
         if self.leave is not None:
@@ -337,9 +344,12 @@ class App:
         if job is None:
             pending = self.pending
             for i in range(len(pending)):
-                if pending[i] and not self.ports[i].behind():  # behind: replies first
+                port = self.ports[i]
+                # replies first: no new request while the last slice ran out of time with
+                # lines for that port still waiting (or it is behind)
+                if pending[i] and not (port.cut or port.behind()):
                     self.waiting -= 1
-                    job = self.job = self._serve(pending[i].pop(0), self.ports[i])
+                    job = self.job = self._serve(pending[i].pop(0), port)
                     break
             else:
                 return False

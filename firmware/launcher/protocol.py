@@ -422,7 +422,7 @@ def _order(value, top):
                 first.append(k)
         keys.sort()
         keys = tuple(first + keys)
-        if len(_ORDERS) < 64:
+        if len(_ORDERS) < 64 and value.get("event") != "boot":  # (sent once a boot)
             _ORDERS[shape] = keys
     return keys
 
