@@ -26,7 +26,7 @@ IDLE_MS = 1  # longest wait per loop iteration when there is nothing to do
 # or for WRITE_MIN_US, whichever ends later (output keeps its pace when the rest took the
 # slice: a flood of requests on the UART). What is left goes on in the next iterations
 # (launcher/protocol.py: parse_steps, Encoder, Outbox). Measured on the emulated RP2040:
-# 3.3-4.4 ms at most between two looks, outside a garbage collection
+# 3.3-5.1 ms at most between two looks, outside a garbage collection
 # (docs/firmware-tests.md).
 SLICE_US = 1400
 WRITE_MIN_US = 1000
