@@ -16,7 +16,11 @@ For each board, measured in one run:
     their edges (``inputs_irq`` pins; ``edges_lost``: edges dropped by a full ring, 0), and
     the longest gap between two loop iterations' looks at them (board clock), which is how
     late the launcher can act on an input, in three situations: the host polling
-    ``config_get``, presses whose bursts emit events, the backlog written after ``unstall``.
+    ``config_get``, presses whose bursts emit events, the backlog written after ``unstall``;
+    and how many garbage collections fell in each window and how long the longest took: the
+    loop collects when it is idle (no burst, nothing to send) once its output since the last
+    collection reaches ``GC_EVERY_BYTES``, and a collection is one gap of its own (the
+    firmware's ``gcs``, ``gc_us_max``).
 
     UNOLAUNCH_RP2_DIR=../shared/rp2 python bench/bench_boards.py [--requests 200]
     ... bench/bench_boards.py --deaf-only    # only the issue 20 figures
@@ -98,12 +102,27 @@ LOST: dict[str, int] = {}
 def _gap_ms(port: Port, board: str = "") -> float:
     """The longest time between two loop iterations' looks at the inputs since the last
     ``status perf`` (the firmware's ``inputs_gap_us_max``), in ms of the board's own clock;
-    resets it. Also notes the edges the pin IRQs had to drop (``edges_lost``)."""
+    resets it. Also notes the edges the pin IRQs had to drop (``edges_lost``) and the
+    garbage collections the loop made (``gcs``, ``gc_us_max``)."""
     perf = port.request("status", timeout=60, perf=True)["perf"]
     if board:
         LOST[board] = int(perf["edges_lost"])
         LOST[board + "_irq"] = int(perf["inputs_irq"])
+    GCS["count"] = int(perf.get("gcs", 0))
+    GCS["us_max"] = int(perf.get("gc_us_max", 0))
     return float(perf["inputs_gap_us_max"]) / 1000
+
+
+GCS: dict[str, int] = {}
+
+
+def _window(port: Port, out: dict[str, Any], key: str, board: str = "") -> None:
+    """Close a measuring window: its longest loop gap, and how many of the loop's garbage
+    collections fell in it (a collection is one long gap: MicroPython's collector marks the
+    whole live heap in one go)."""
+    before = GCS.get("count", 0)
+    out[key] = _gap_ms(port, board)
+    out[key + "_gcs"] = GCS["count"] - before
 
 
 def _drain(port: Port, quiet: float, until: bytes | None = None, limit: float = 60) -> None:
@@ -135,15 +154,16 @@ def measure_deaf(board: str, requests: int = 20) -> dict[str, Any]:
         _gap_ms(port)
         for _ in range(requests):
             port.request("config_get", timeout=60)
-        out["deaf_replying_ms"] = _gap_ms(port)
+        _window(port, out, "deaf_replying_ms")
         presses = 5
         port.request("arm", player="Ann", presses=presses, mode="exact", cards=2)
         _gap_ms(port)
         for _ in range(presses):
             sim.control("press")
             _drain(port, 30, until=b'"event": "eject"')
-        out["deaf_burst_events_ms"] = _gap_ms(port)
+        _window(port, out, "deaf_burst_events_ms")
         sim.stall()
+        gcs = GCS["count"]
         port.s.write(b'{"id": 7, "cmd": "status", "perf": true}\n')  # resets the figure
         for i in range(14):  # about 3 KB of replies: more than the firmware's queue holds
             port.s.write(b'{"id": %d, "cmd": "status"}\n' % (100 + i))
@@ -151,8 +171,11 @@ def measure_deaf(board: str, requests: int = 20) -> dict[str, Any]:
         sim.unstall()
         _drain(port, 2.0 if board == "rp2040" else 0.5)
         out["deaf_backlog_ms"] = _gap_ms(port, board)
+        out["deaf_backlog_ms_gcs"] = GCS["count"] - gcs
         out["edges_lost"] = LOST[board]
         out["inputs_irq"] = LOST[board + "_irq"]
+        out["gcs"] = GCS["count"]
+        out["gc_ms_max"] = GCS["us_max"] / 1000
         port.close()
     finally:
         sim.close()
@@ -246,8 +269,13 @@ def main() -> None:
         ("inputs watched by pin IRQs", "inputs_irq", "{} pins"),
         ("  edges the IRQs dropped", "edges_lost", "{}"),
         ("longest loop gap, polled config_get", "deaf_replying_ms", "{:.2f} ms"),
+        ("  garbage collections in it", "deaf_replying_ms_gcs", "{}"),
         ("longest loop gap, bursts' events", "deaf_burst_events_ms", "{:.2f} ms"),
+        ("  garbage collections in it", "deaf_burst_events_ms_gcs", "{}"),
         ("longest loop gap, backlog on unstall", "deaf_backlog_ms", "{:.2f} ms"),
+        ("  garbage collections in it", "deaf_backlog_ms_gcs", "{}"),
+        ("the loop's garbage collections", "gcs", "{}"),
+        ("  longest (one loop gap)", "gc_ms_max", "{:.2f} ms"),
         ("start -> first hello", "start_to_hello_s", "{:.2f} s"),
         ("press -> motor on (board ms)", "press_to_motor_ms", "{} ms"),
         ("press -> motor on (iterations)", "press_to_motor_iters", "{}"),

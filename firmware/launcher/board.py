@@ -279,8 +279,8 @@ class Uart(Outbox):
         dropped to make room for the next one's."""
         return self._size > self.max_bytes // 2
 
-    def read(self, limit=512, budget_us=None):
-        n = self._uart.any()  # one call for all of it: no budget needed
+    def read(self, limit=512, until=None):
+        n = self._uart.any()  # one call for all of it: no time limit needed
         if not n:
             return b""
         return self._uart.read(min(n, limit)) or b""
@@ -297,6 +297,7 @@ class Serial(Outbox):
         self._poll.register(sys.stdin, select.POLLIN)
         self._in = sys.stdin.buffer
         self._buf = bytearray()
+        self._rx1 = bytearray(1)  # the byte a read takes
         self.closed = False
         # output: its own poll object (with stdout in self._poll, wait() would never idle);
         # sys.stdout.buffer writes raw bytes (sys.stdout.write turns "\n" into a second
@@ -311,28 +312,33 @@ class Serial(Outbox):
 
     def wait(self, timeout_ms):
         """Sleep until input arrives or timeout_ms passes (the loop's idle)."""
+        # poll, not ipoll: on the rp2 port (v1.28) an ipoll with a timeout here left the
+        # USB output stalled until the next input came (found by tests/test_boards.py)
         self._poll.poll(timeout_ms)
 
-    def read(self, limit=512, budget_us=None):
-        """Bytes waiting on the port (b"" if none), at most `limit` per call, and no more
-        than `budget_us` of reading (the loop's inputs wait meanwhile; the rest stays in
-        the port for the next call).
+    def read(self, limit=512, until=None):
+        """Bytes waiting on the port (b"" if none), at most `limit` per call, and none read
+        after `until` but the first (ticks_us: the loop's time slice; the inputs wait
+        meanwhile, the rest stays in the port for the next call).
 
         One byte per poll: stdin's read(n)/readinto() wait for all n bytes, and a loop
-        that waits for a line to finish could miss a press or starve the watchdog.
+        that waits for a line to finish could miss a press or starve the watchdog. The byte
+        goes through a buffer allocated once: no garbage per byte.
         """
         buf = self._buf
-        poll = self._poll.poll
-        read = self._in.read
-        start = time.ticks_us()
-        while len(buf) < limit and poll(0):
-            if budget_us is not None and time.ticks_diff(time.ticks_us(), start) >= budget_us:
+        one = self._rx1
+        while len(buf) < limit:
+            ready = False
+            for _ in self._poll.ipoll(0):  # a method called, not kept: no bound method made
+                ready = True
+            if not ready:
                 break
-            c = read(1)
-            if not c:
+            if buf and until is not None and time.ticks_diff(time.ticks_us(), until) >= 0:
+                break  # a byte at least per call, whatever the time
+            if not self._in.readinto(one):
                 self.closed = True  # only on the unix port: the host closed our stdin
                 break
-            buf.extend(c)
+            buf.append(one[0])
         if not buf:
             return b""
         data = bytes(buf)

@@ -23,6 +23,7 @@ class Button:
         self._raw = False  # the undebounced level last seen
         self._f = None  # the debounce (edges.Settled), from the first poll on
         self._event = 0
+        self._on_change = self._changed  # bound once: a bound method per poll is garbage
 
     def raw(self):
         """The undebounced level: True while the contact is closed."""
@@ -45,11 +46,13 @@ class Button:
             while log is not None and log.next() >= 0:
                 log.pop()
             return 0
+        log = self.edges
+        if raw == f.raw and raw == f.state and (log is None or log.idx[0] == log.idx[1]):
+            return 0  # the usual case, made cheap: no new edge, no level waiting to settle
         f.hold = self.debounce_ms
         self._event = 0
-        log = self.edges
         if log is not None and (
-            not follow(log, f, now, self._changed, self.pressed_value) or log.next() >= 0
+            not follow(log, f, now, self._on_change, self.pressed_value) or log.next() >= 0
         ):
             # an edge logged after `now` may be what the sample read (it was read after
             # the clock): the edges tell it with their own times, next poll

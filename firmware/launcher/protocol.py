@@ -2,6 +2,7 @@
 # validation and reply/event encoding. No I/O of its own: feed(bytes) -> lines, parse(line)
 # -> request or error reply, encode(dict) -> text line, Outbox: lines out to a port.
 import json
+from collections import OrderedDict
 
 from launcher.ticks import ticks_diff
 
@@ -126,7 +127,9 @@ class LineReader:
 # the loop from its button and beam for 16 ms, and a 2 KB backlog for 170 ms. With a clock
 # (`clock_us`, time.ticks_us) and a deadline (`until`, set by the loop for each iteration) no
 # write starts after the deadline: the rest goes in the next iterations, and the inputs are
-# sampled in between. Without them (unit tests) a flush writes all the port takes.
+# sampled in between. Without them (unit tests) a flush writes all the port takes. A one-byte
+# write goes from a buffer allocated once (a memoryview slice per byte was 30 bytes of garbage
+# per byte sent, and garbage means collections: about 10 ms each on rp2).
 class Outbox:
     """Lines (JSON objects) out to a port. `tx`: a select.poll with the port registered for
     POLLOUT - any event means it takes `chunk` bytes now; put(buf): writes bytes, returns how
@@ -147,6 +150,7 @@ class Outbox:
         self._size = 0  # bytes in _q
         self._pos = 0  # bytes of _q[0] written
         self._gap = 0  # lines dropped right behind _q[0]
+        self._one = bytearray(1)  # the byte a one-byte write sends
 
     def waiting(self):
         """True while lines wait for the host (it is slow, or not reading)."""
@@ -161,8 +165,11 @@ class Outbox:
 
     def write(self, text):
         """Queue one line (without its newline) and write what the port takes now."""
+        self.write_line((text + "\n").encode())
+
+    def write_line(self, line):
+        """Queue one line (bytes, with its newline) and write what the port takes now."""
         q = self._q
-        line = (text + "\n").encode()
         # the host's port is full (it does not read): past max_bytes the oldest line waiting
         # goes. A queue that only waits for this end's next slice keeps its lines (the loop
         # reads no requests meanwhile: behind()), up to a hard cap of 4 x max_bytes.
@@ -175,12 +182,16 @@ class Outbox:
         self.flush()
 
     def flush(self):
-        """Write what the port takes now, never waiting, until `until`; returns the bytes
-        written (`cut`: True if the deadline stopped it with lines still waiting)."""
+        """Write what the port takes now, never waiting, until `until` (one chunk at least,
+        whatever the time: output always moves on); returns the bytes written (`cut`: True
+        if the deadline stopped it with lines still waiting)."""
         n = 0
         self.cut = False
         self.full = False
         q = self._q
+        chunk = self.chunk
+        one = self._one
+        until = self.until
         while q:
             line = q[0]
             pos = self._pos
@@ -199,11 +210,15 @@ class Outbox:
             if not ready:
                 self.full = True
                 break
-            if self.until is not None and ticks_diff(self._clock(), self.until) >= 0:
+            if n and until is not None and ticks_diff(self._clock(), until) >= 0:
                 self.cut = True
                 break  # this iteration's slice is used up: the inputs come first
             try:
-                took = self._put(memoryview(line)[pos : pos + self.chunk])
+                if chunk == 1:
+                    one[0] = line[pos]
+                    took = self._put(one)
+                else:
+                    took = self._put(memoryview(line)[pos : pos + chunk])
                 self._pos = pos + took  # no branch in between: no KeyboardInterrupt lands here
             except (OSError, TypeError):  # OSError: the unix port, nobody reading stdout
                 took = 0  # TypeError: the port took nothing (None)
@@ -314,101 +329,213 @@ def parse(line):
     `line` is bytes without its newline, or TOO_LONG. A valid request is the decoded dict;
     the error reply names what was wrong (docs/protocol.md, "error codes").
     """
+    for step in parse_steps(line):
+        if step is not None:
+            return step
+    raise AssertionError("parse_steps ends with its result")
+
+
+def parse_steps(line):
+    """parse(), a piece at a time (issue 20: the loop's time slice): yields None after each
+    piece of work (the JSON decoded, a field checked), then (request, error reply)."""
     if line is TOO_LONG:
-        return None, error(
-            None, "too_long", "line longer than %d bytes; send shorter lines" % MAX_LINE
+        yield (
+            None,
+            error(None, "too_long", "line longer than %d bytes; send shorter lines" % MAX_LINE),
         )
+        return
     try:
-        obj = json.loads(line.decode())
+        text = line.decode()
     except Exception:
-        return None, error(None, "bad_json", "not a JSON line; send one JSON object per line")
+        text = None
+    yield None
+    try:
+        obj = json.loads(text)
+    except Exception:
+        yield None, error(None, "bad_json", "not a JSON line; send one JSON object per line")
+        return
     if type(obj) is not dict:
-        return None, error(None, "not_object", 'send a JSON object like {"id": 1, "cmd": "hello"}')
+        yield None, error(None, "not_object", 'send a JSON object like {"id": 1, "cmd": "hello"}')
+        return
     req_id = obj.get("id")
     if type(req_id) is not int or req_id < 0 or req_id > MAX_ID:
-        return None, error(None, "bad_id", "id must be an integer 0..%d" % MAX_ID)
+        yield None, error(None, "bad_id", "id must be an integer 0..%d" % MAX_ID)
+        return
     cmd = obj.get("cmd")
     if type(cmd) is not str or cmd not in COMMANDS:
-        return None, error(
-            req_id, "unknown_cmd", "unknown cmd; known: " + ", ".join(sorted(COMMANDS))
+        yield (
+            None,
+            error(req_id, "unknown_cmd", "unknown cmd; known: " + ", ".join(sorted(COMMANDS))),
         )
+        return
     for spec in COMMANDS[cmd]:
         name = spec[0]
         if name not in obj:
             if spec[2]:
-                return None, error(req_id, "bad_field", "%s is required" % name, field=name)
+                yield None, error(req_id, "bad_field", "%s is required" % name, field=name)
+                return
             continue
+        yield None
         reason = _check_field(spec, obj[name])
         if reason:
-            return None, error(req_id, "bad_field", reason, field=name)
+            yield None, error(req_id, "bad_field", reason, field=name)
+            return
     if cmd in ("arm", "fire"):
         mode = obj.get("mode", "random")
         if mode == "exact" and "cards" not in obj:
-            return None, error(req_id, "bad_field", "mode exact needs cards", field="cards")
+            yield None, error(req_id, "bad_field", "mode exact needs cards", field="cards")
+            return
         if mode != "exact" and "cards" in obj:
-            return None, error(
-                req_id, "bad_field", "cards only goes with mode exact", field="cards"
-            )
-    return obj, None
+            yield None, error(req_id, "bad_field", "cards only goes with mode exact", field="cards")
+            return
+    yield obj, None
 
 
 _FIRST = ("id", "event", "ok", "error", "message")
-_KEYS: dict = {}  # key -> its JSON text and ": " (the firmware's own keys: a few dozen)
 
 
-class Raw:
-    """A value already encoded as JSON text: encode() puts it in as it is (the config in a
-    config_get reply is encoded once per change, not once per request)."""
-
-    def __init__(self, text):
-        self.text = text
-
-
-def raw_object(obj):
-    """`obj` (a flat dict) encoded once, keys sorted, as a Raw; its keys are not kept in
-    the key cache (they are encoded once per change, not per line)."""
-    return Raw("{" + ", ".join([json.dumps(k) + ": " + _enc(obj[k]) for k in sorted(obj)]) + "}")
+# Why encoding goes in pieces (issue 20): on rp2 a 15-field `status` reply took 5.7 ms of chip
+# time to encode and a config_get reply 18 ms, all in one loop iteration, the inputs
+# unlooked-at meanwhile. Now a message is encoded by a generator that stops every couple of
+# fields (_pieces); the loop's Encoder runs it a piece or a few per iteration, as long as the
+# iteration's time slice lasts. The port takes a byte per 80-100 us, so the encoder keeps
+# ahead of it. Building strings in Python is slow on rp2 (a new string is about 50 us), so
+# plain fields go through json.dumps of an OrderedDict in the line's key order (C).
+_ORDERS: dict = {}  # a line's message: the keys as the dict gives them -> the line's order
+CHUNK = 2  # plain fields per json.dumps: about 0.4 ms of rp2 chip time a piece
 
 
-# Why encode is written for speed (issue 20): on rp2 json.dumps per value made a config_get
-# reply take 18 ms of chip time to encode, all in one loop iteration. Scalars are written
-# directly, keys' text is kept, and the config is a Raw.
-def _key(k):
-    text = _KEYS.get(k)
-    if text is None:
-        text = json.dumps(k) + ": "
-        if len(_KEYS) < 200:
-            _KEYS[k] = text
-    return text
+def _order(value, top):
+    """The keys of `value` in the line's order: sorted, and for a line's message (`top`)
+    id/event/ok/error/message first. Kept per shape (a firmware sends a few dozen): sorting
+    15 keys is 0.4 ms of rp2 chip time."""
+    if not top:
+        return sorted(value)
+    shape = tuple(value)
+    keys = _ORDERS.get(shape)
+    if keys is None:
+        keys = list(value)
+        first = []
+        for k in _FIRST:
+            if k in value:
+                keys.remove(k)
+                first.append(k)
+        keys.sort()
+        keys = tuple(first + keys)
+        if len(_ORDERS) < 64 and value.get("event") != "boot":  # (sent once a boot)
+            _ORDERS[shape] = keys
+    return keys
 
 
-def _enc(value):
+def _nested(value):
+    """True for a value encode() takes apart: a dict (its keys are sorted), or a list holding
+    a dict or a list (json.dumps writes a dict's keys in whatever order it holds them)."""
     t = type(value)
-    if t is int:
-        return str(value)
-    if value is None:
-        return "null"
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
     if t is dict:
-        return "{" + ", ".join([_key(k) + _enc(value[k]) for k in sorted(value)]) + "}"
+        return True
     if t is list or t is tuple:
-        return "[" + ", ".join([_enc(v) for v in value]) + "]"
-    if t is Raw:
-        return value.text
-    return json.dumps(value)
+        for v in value:
+            tv = type(v)
+            if tv is dict or tv is list or tv is tuple:
+                return True
+    return False
+
+
+def _pieces(value, top=False):
+    """The JSON text of `value`, a piece at a time (CHUNK fields each). Runs of plain fields
+    go through json.dumps of an OrderedDict in the line's key order (C: a field costs a
+    fifth of what Python string building does on rp2); a dict, or a list holding one, is
+    taken apart. `top`: a line's message (see _order)."""
+    t = type(value)
+    if t is dict:
+        sep = "{"
+        od: OrderedDict | None = None
+        for k in _order(value, top):
+            v = value[k]
+            if _nested(v):
+                if od is not None:
+                    yield sep + json.dumps(od)[1:-1]
+                    sep = ", "
+                    od = None
+                yield sep + json.dumps(k) + ": "
+                sep = ", "
+                yield from _pieces(v)
+            else:
+                if od is None:
+                    od = OrderedDict()
+                od[k] = v
+                if len(od) >= CHUNK:
+                    yield sep + json.dumps(od)[1:-1]
+                    sep = ", "
+                    od = None
+        if od is not None:
+            yield sep + json.dumps(od)[1:-1]
+            sep = ", "
+        yield "{}" if sep == "{" else "}"
+    elif t is list or t is tuple:
+        yield "["
+        sep = ""
+        for v in value:
+            if _nested(v):
+                if sep:
+                    yield sep
+                yield from _pieces(v)
+            else:
+                yield sep + json.dumps(v)
+            sep = ", "
+        yield "]"
+    else:
+        yield json.dumps(value)
 
 
 def encode(msg):
     """One reply or event as a JSON line (no newline): id/event/ok/error/message first, then
     the other keys sorted, so a person reading a serial terminal finds things in one place."""
-    parts = []
-    for k in _FIRST:
-        if k in msg:
-            parts.append(_key(k) + _enc(msg[k]))
-    for k in sorted(msg):
-        if k not in _FIRST:
-            parts.append(_key(k) + _enc(msg[k]))
-    return "{" + ", ".join(parts) + "}"
+    return "".join(list(_pieces(msg, True)))
+
+
+class Encoder:
+    """Replies and events (dicts) turned into lines for their ports, in the order they came,
+    a few fields per call (see _pieces): `jobs` holds (msg, ports); run(until) encodes until
+    the clock (`clock_us`, ticks_us) reaches `until` (None: everything queued) and hands each
+    finished line to its ports' Outbox.write_line. Pure logic: the ports are handed in."""
+
+    def __init__(self, clock_us=None):
+        self._clock = clock_us
+        self.jobs: list = []  # (msg, ports), oldest first; [0] being encoded
+        self._gen = None  # _pieces of _jobs[0], once begun
+        self._parts: list = []
+        self.made = 0  # bytes of lines encoded since boot
+
+    def run(self, until=None):
+        """Encode what is queued until `until` (ticks_us; None: all of it). No field is
+        begun after `until`; a message left half done goes on at the next call."""
+        jobs = self.jobs
+        while jobs:
+            gen = self._gen
+            if gen is None:
+                gen = self._gen = _pieces(jobs[0][0], True)
+                self._parts = []
+            parts = self._parts
+            try:
+                for piece in gen:
+                    parts.append(piece)
+                    if until is not None and ticks_diff(self._clock(), until) >= 0:
+                        return
+            except KeyboardInterrupt:  # the unix port's Ctrl-C: the message begins again
+                self._gen = None  # next time (encoding it changes nothing)
+                raise
+            except Exception:  # a value it cannot encode: that message is lost, not the loop
+                self._gen = None
+                jobs.pop(0)
+                raise
+            parts.append("\n")
+            line = "".join(parts).encode()
+            self.made += len(line)
+            self._gen = None
+            self._parts = []
+            ports = jobs.pop(0)[1]
+            for port in ports:
+                port.write_line(line)
+            if until is not None and ticks_diff(self._clock(), until) >= 0:
+                return

@@ -22,14 +22,17 @@ class Sensor:
         self.edges = edges
         self.count = 0  # cards seen since boot
         self._f = Settled(self.min_us)  # the beam's settled state: True while blocked
+        self._on_change = self._changed  # bound once: a bound method per poll is garbage
 
     def poll(self, now_us):
         f = self._f
         f.hold = self.min_us
         raw = self.pin.value() == self.blocked_value
         log = self.edges
+        if raw == f.raw and raw == f.state and (log is None or log.idx[0] == log.idx[1]):
+            return  # the usual case, made cheap: no new edge, no level waiting to settle
         if log is not None:
-            follow(log, f, now_us, self._changed, self.blocked_value)
+            follow(log, f, now_us, self._on_change, self.blocked_value)
             if log.next() >= 0:
                 return  # the pin was read after the clock: a later edge tells the rest
         f.edge(now_us, raw)
