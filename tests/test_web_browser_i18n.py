@@ -7,6 +7,8 @@ driven by Playwright, as tests/test_web_browser.py.
   card, the hands left, the winner. At each step every visible text of the table view
   and of the pages (``document.body.innerText``) must be wrapped: only the players' names,
   numbers, rule ids and the language button's own names may stand outside.
+- UNO Mario Kart and UNO Pocket Pizza Pizza to the game's end in the pseudo-locale, played
+  from the phones with the table view and the three phones open: the same check.
 - A phone's language button: Ann's page switches to Icelandic (its words and
   ``<html lang>``, axe-core finds no serious problem), then to English, and stays so after
   a reload; the table view stays in the game's language all along.
@@ -18,11 +20,13 @@ Run alone (-n 1): it is heavy. Without chromium: skipped, except under ``CI=true
 
 from __future__ import annotations
 
+import random
 import re
 import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from pseudo import escaped
 from table_pty import Player
 from test_web_browser import _state, _wait, browser  # noqa: F401  (the fixture)
@@ -281,3 +285,59 @@ def test_icelandic_pages_pass_axe(
         assert serious_problems(gone, axe) == []
     finally:
         p.close()
+
+
+@pytest.mark.parametrize("variant", ["mario-kart", "pocket-pizza"])
+def test_the_other_variants_in_qps_with_the_pages_open(
+    tmp_path: Path,
+    browser: Any,  # noqa: F811  (the fixture imported above)
+    variant: str,
+) -> None:
+    """UNO Mario Kart and UNO Pocket Pizza Pizza to the game's end in the pseudo-locale,
+    played from the phones (test_web_family's family, who also answers the Item Box's
+    questions), with the table view and the three phones open: every few actions, and at
+    the end, no visible text of any page stands outside ⟦…⟧."""
+    from playwright.sync_api import expect
+    from test_web_api import PLAYERS, _serve
+    from test_web_i18n import act, api, family_move
+    from unolaunch import i18n
+
+    allowed = (*PLAYERS, *language_names().values())
+    before = i18n.current()
+    i18n.set_language("qps")  # as `play --lang qps`: the game's language
+    served = _serve(tmp_path, variant, target=60)
+    game = next(served)
+    bad: dict[str, str] = {}
+    checks = 0
+    try:
+        url = f"http://127.0.0.1:{game.server.port}/"
+        pages = {"table": browser.new_page()}
+        pages["table"].goto(url)
+        for name, secret in game.secrets.items():
+            pages[name] = browser.new_page()
+            pages[name].goto(f"{url}p/{secret}")
+            expect(pages[name].locator("#me")).to_have_text(name)
+        rng = random.Random(5)
+        state = api(game, "/api/state", None)
+        for actions in range(800):
+            if actions % 4 == 0 or state["game_winner"]:
+                for key, page in pages.items():
+                    expect(page.locator("body")).to_have_attribute(
+                        "data-version", str(state["version"])
+                    )
+                    text = page.evaluate("document.body.innerText")
+                    lines = [line for line in text.splitlines() if line.strip()]
+                    checks += 1
+                    for line in escaped(lines, allowed):
+                        bad.setdefault(line, f"{key}, after {actions} actions")
+            if state["game_winner"]:
+                break
+            status, reply = act(game, family_move(rng, state), None)
+            assert status in (200, 400, 409), reply
+            state = api(game, "/api/state", None)
+        assert state["game_winner"], "no winner in 800 actions"
+    finally:
+        served.close()
+        i18n.set_language(before)
+    assert checks > 20
+    assert bad == {}, "\n".join(f"{where}: {line}" for line, where in bad.items())
