@@ -131,3 +131,23 @@ def pytest_configure(config: pytest.Config) -> None:
                 f"UNOLAUNCH_TEST_DESCHEDULE={spec!r}: give STOP_MS,RUN_MS, e.g. 15,8"
             ) from None
         _deschedule_every_board(stop_ms, run_ms)
+
+
+def built_wheel(out: Path) -> Path:
+    """Build this checkout's wheel into ``out`` with hatchling's PEP 517 hook (as pip would,
+    build hooks included); the wheel's path."""
+    out.mkdir(parents=True, exist_ok=True)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from hatchling.build import build_wheel; print(build_wheel(sys.argv[1]))",
+            str(out),
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return out / proc.stdout.strip().splitlines()[-1]

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 import serial
-from conftest import REPO, RunCli
+from conftest import RunCli, built_wheel
 from unolaunch import firmware_dir
 from unolaunch.errors import UsageError
 from unolaunch.flash import (
@@ -196,22 +196,7 @@ def test_flash_from_a_built_wheel(run_cli: RunCli, tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    out = tmp_path / "dist"
-    out.mkdir()
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "import sys; from hatchling.build import build_wheel; print(build_wheel(sys.argv[1]))",
-            str(out),
-        ],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert proc.returncode == 0, proc.stderr
-    wheel = out / proc.stdout.strip().splitlines()[-1]
+    wheel = built_wheel(tmp_path / "dist")
     with zipfile.ZipFile(wheel) as zf:
         names = set(zf.namelist())
         zf.extractall(tmp_path / "site")

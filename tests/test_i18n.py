@@ -12,7 +12,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from conftest import REPO, RunCli
+from conftest import REPO, RunCli, built_wheel
 from pseudo import escaped, outside
 from unolaunch.i18n import _, choose_language, current, ngettext, set_language, use
 
@@ -126,22 +126,7 @@ def test_every_translation_keeps_the_fields_of_its_original() -> None:
 def test_the_wheel_ships_compiled_catalogs_and_speaks_icelandic_outside_the_checkout(
     run_cli: RunCli, tmp_path: Path
 ) -> None:
-    out = tmp_path / "dist"
-    out.mkdir()
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "import sys; from hatchling.build import build_wheel; print(build_wheel(sys.argv[1]))",
-            str(out),
-        ],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert proc.returncode == 0, proc.stderr
-    wheel = out / proc.stdout.strip().splitlines()[-1]
+    wheel = built_wheel(tmp_path / "dist")
     site = tmp_path / "site"
     with zipfile.ZipFile(wheel) as zf:
         names = set(zf.namelist())
