@@ -301,8 +301,23 @@ def _catalog_words() -> tuple[set[str], set[str]]:
             for text in msg.id if isinstance(msg.id, tuple) else (msg.id,):
                 english |= words(text)
             for text in msg.string if isinstance(msg.string, tuple) else (msg.string,):
-                icelandic |= words(text)
+                # what the Icelandic quotes for typing must not make an English word allowed
+                # ("sláðu inn 'clear'" would let 'clear' through)
+                icelandic |= words(re.sub(r"'[^']*'", " ", text))
     return english, icelandic
+
+
+def _is_code(word: str) -> bool:
+    """A card code ('gS', 'DA') is data in every language."""
+    from unolaunch.cards import CardError, parse_card
+
+    if word.isupper() and len(word) <= 3:
+        return True  # a kind's code after its colour letter: DA, TH
+    try:
+        parse_card(word)
+    except CardError:
+        return False
+    return True
 
 
 def english_lines(screens: str, typed: list[str]) -> list[tuple[str, list[str]]]:
@@ -315,13 +330,13 @@ def english_lines(screens: str, typed: list[str]) -> list[tuple[str, list[str]]]
     for line in screens.splitlines():
         if line.strip() in echoed:
             continue  # what was typed, echoed back
-        text = line
+        text = re.sub(r"'unolaunch [^']*'", " ", line)  # a command to run is a command
         for product in PRODUCTS:
             text = text.replace(product, " ")
         bad = [
             w
             for w in re.findall(r"[^\W\d_]{2,}", text)
-            if w.lower() in only_english and not (w.isupper() and len(w) <= 3)  # codes: DA, TH
+            if w.lower() in only_english and not _is_code(w)
         ]
         if bad:
             found.append((line, bad))

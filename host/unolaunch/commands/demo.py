@@ -157,9 +157,11 @@ def run(args: argparse.Namespace) -> int:
         console.print(Text(done, style="bold magenta"), soft_wrap=True)
         if result.missed:
             console.print(
-                _(
-                    "({n} button press(es) were not seen by the simulated board and were "
-                    "pressed again)"
+                ngettext(
+                    "({n} button press was not seen by the simulated board and was pressed again)",
+                    "({n} button presses were not seen by the simulated board and were "
+                    "pressed again)",
+                    result.missed,
                 ).format(n=result.missed),
                 soft_wrap=True,
                 markup=False,

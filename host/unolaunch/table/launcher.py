@@ -678,7 +678,7 @@ class LinkedLauncher:
         if not isinstance(player, str):
             self.notify(
                 ngettext(
-                    "{n} card(s) came out for nobody", "{n} card(s) came out for nobody", cards
+                    "{n} card came out for nobody", "{n} cards came out for nobody", cards
                 ).format(n=cards),
                 _(
                     "the launcher fired without an arming; give the cards to whoever pressed "

@@ -271,8 +271,8 @@ class Session:
             if n > depth:
                 raise TableError(
                     ngettext(
-                        "only {n} action(s) can be taken back",
-                        "only {n} action(s) can be taken back",
+                        "only {n} action can be taken back",
+                        "only {n} actions can be taken back",
                         depth,
                     ).format(n=depth)
                     if depth
