@@ -86,3 +86,36 @@ class Player:
             self.child.sendline("quit")
             self.child.expect(pexpect.EOF)
         self.child.close()
+
+
+def start_web_play(
+    data: Path, players: tuple[str, ...], dealer: str, *extra: str, timeout: float = 60
+) -> tuple[Player, str, dict[str, str]]:
+    """``unolaunch play --variant attack --web 0`` for ``players`` (``extra``: more options,
+    e.g. ``--port sim``, ``--lang is``): the started terminal, the table view's address and
+    each player's join link, read from what it printed (in any language)."""
+    p = Player(
+        data,
+        "play",
+        "--variant",
+        "attack",
+        "--players",
+        ",".join(players),
+        "--dealer",
+        dealer,
+        *extra,
+        "--web",
+        "0",
+        timeout=timeout,
+    )
+    try:
+        p.expect("http://127.0.0.1:")
+        url = "http://127.0.0.1:" + p.child.readline().split()[0]
+        links = {}
+        for name in players:
+            p.expect(f"  {name}: ")
+            links[name] = p.child.readline().strip()
+    except BaseException:
+        p.close()
+        raise
+    return p, url, links

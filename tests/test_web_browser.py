@@ -29,7 +29,7 @@ from typing import Any
 
 import pytest
 from conftest import cli_env
-from table_pty import Player
+from table_pty import start_web_play
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "build" / "test-artifacts"
@@ -108,31 +108,10 @@ def test_three_players_and_the_table_play_uno_attack_in_chromium(
 ) -> None:
     from playwright.sync_api import expect
 
-    p = Player(
-        tmp_path / "data",
-        "play",
-        "--variant",
-        "attack",
-        "--players",
-        "Ann,Bob,Cy",
-        "--dealer",
-        "Cy",
-        "--target",
-        "40",
-        "--port",
-        "sim",
-        "--web",
-        "0",
-        timeout=60,
+    p, url, links = start_web_play(
+        tmp_path / "data", ("Ann", "Bob", "Cy"), "Cy", "--target", "40", "--port", "sim"
     )
     try:
-        p.expect("Table view: ")
-        url = p.child.readline().split()[0]
-        assert url.startswith("http://127.0.0.1:")
-        links = {}
-        for name in ("Ann", "Bob", "Cy"):
-            p.expect(f"  {name}: ")
-            links[name] = p.child.readline().strip()
         p.at("Cy> ")
 
         errors: list[str] = []  # console errors of any page: CSP violations, JS errors

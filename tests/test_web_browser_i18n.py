@@ -28,7 +28,7 @@ from typing import Any
 
 import pytest
 from pseudo import escaped
-from table_pty import Player
+from table_pty import Player, start_web_play
 from test_web_browser import _state, _wait, browser  # noqa: F401  (the fixture)
 from test_web_browser_truth import axe_source, serious_problems
 from unolaunch.i18n import language_names
@@ -39,32 +39,9 @@ ALLOWED = (*NAMES, *language_names().values())
 
 
 def _start(tmp_path: Path, lang: str) -> tuple[Player, str, dict[str, str]]:
-    p = Player(
-        tmp_path / "data",
-        "play",
-        "--variant",
-        "attack",
-        "--players",
-        ",".join(NAMES),
-        "--dealer",
-        "Cy",
-        "--target",
-        "40",
-        "--port",
-        "sim",
-        "--web",
-        "0",
-        "--lang",
-        lang,
-        timeout=60,
+    return start_web_play(
+        tmp_path / "data", NAMES, "Cy", "--target", "40", "--port", "sim", "--lang", lang
     )
-    p.expect("http://127.0.0.1:")
-    url = "http://127.0.0.1:" + p.child.readline().split()[0]
-    links = {}
-    for name in NAMES:
-        p.expect(f"  {name}: ")
-        links[name] = p.child.readline().strip()
-    return p, url, links
 
 
 def drain(p: Player) -> None:

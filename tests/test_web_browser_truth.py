@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from table_pty import Player
+from table_pty import start_web_play
 from test_web_browser import CHROMIUM_FLAGS, _state, _wait, chromium_path
 
 #: axe-core from npm, pinned (pyproject's [tool.unolaunch] says the same).
@@ -131,30 +131,10 @@ def test_round_two_in_chromium_truth_names_room_and_axe(tmp_path: Path, chromium
     from playwright.sync_api import expect
 
     axe = axe_source()
-    p = Player(
-        tmp_path / "data",
-        "play",
-        "--variant",
-        "attack",
-        "--players",
-        ",".join(PLAYERS),
-        "--dealer",
-        "Ann",
-        "--target",
-        "40",
-        "--port",
-        "sim",
-        "--web",
-        "0",
-        timeout=60,
+    p, url, links = start_web_play(
+        tmp_path / "data", tuple(PLAYERS), "Ann", "--target", "40", "--port", "sim"
     )
     try:
-        p.expect("Table view: ")
-        url = p.child.readline().split()[0]
-        links = {}
-        for name in PLAYERS:
-            p.expect(f"  {name}: ")
-            links[name] = p.child.readline().strip()
         p.at("Ann> ")
 
         tv = chromium.new_context(viewport={"width": 1920, "height": 1080})

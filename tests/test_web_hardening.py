@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from table_pty import Player
+from table_pty import start_web_play
 from test_web_api import WebGame, _serve
 from unolaunch.web.server import MAX_DEPTH, host_allowed, json_depth
 
@@ -163,22 +163,8 @@ def test_item7_no_server_banner_permissions_policy_and_cached_static_files(
 
 
 def test_item6_play_web_terminal_shows_nothing_of_a_flood(tmp_path: Path) -> None:
-    p = Player(
-        tmp_path / "data",
-        "play",
-        "--variant",
-        "attack",
-        "--players",
-        "Ann,Bob,Cy",
-        "--dealer",
-        "Cy",
-        "--web",
-        "0",
-        timeout=30,
-    )
+    p, url, _links = start_web_play(tmp_path / "data", ("Ann", "Bob", "Cy"), "Cy", timeout=30)
     try:
-        p.expect("Table view: ")
-        url = p.child.readline().split()[0]
         port = int(url.rsplit(":", 1)[1].strip("/"))
         p.at("Cy> ")
         check_answers(flood(port))

@@ -129,8 +129,7 @@ class Session:
                 )
         else:
             record = journal.game(game_id)
-        game = _new_game(record.variant, record.players, record.options, record.seed, record.dealer)
-        session = cls(journal, record, game)
+        session = cls(journal, record, fresh_game(record))
         for entry in journal.entries(record.id):
             try:
                 session._replay(entry.kind, entry.data)
@@ -661,6 +660,12 @@ def _last_action(entries: Sequence[Any]) -> dict[str, Any] | None:
     """The last action still in effect after the journal's undos (None after a deal)."""
     stack = actions_in_effect(entries)
     return stack[-1] if stack else None
+
+
+def fresh_game(record: GameRecord) -> Game:
+    """The engine as a journal's ``record`` starts its game (hidden hands, no launcher):
+    what the journal's entries are replayed on."""
+    return _new_game(record.variant, record.players, record.options, record.seed, record.dealer)
 
 
 def _new_game(

@@ -16,7 +16,6 @@ live, read-only.
 from __future__ import annotations
 
 import queue
-import random
 import re
 import threading
 import time
@@ -30,7 +29,7 @@ from unolaunch.rules.actions import Action, ActionFormatError
 from unolaunch.table.app import Table, effect_text, error_text
 from unolaunch.table.launcher import press_outcome
 from unolaunch.table.parse import ParseError, parse_hand
-from unolaunch.table.session import TableError, actions_in_effect
+from unolaunch.table.session import TableError, actions_in_effect, fresh_game
 from unolaunch.web.state import Extras, build_state, deck_codes, launcher_state
 
 #: Ends the terminal's paint thread.
@@ -428,23 +427,10 @@ class TableFront:
         self.notify(line, "")
 
 
-def _fresh_game(record: Any) -> Game:
-    """A game as a journal's record starts it (hidden hands, as :class:`Session`)."""
-    return Game.new(
-        record.variant,
-        list(record.players),
-        options=dict(record.options),
-        rng=random.Random(record.seed),
-        launcher=None,
-        hidden_hands=True,
-        dealer=record.dealer,
-    )
-
-
 def round_results(record: Any, entries: Sequence[Any]) -> list[dict[str, Any]]:
     """The rounds a game's journal scored (its actions in effect replayed on a fresh
     engine, as ``--resume`` does): ``[{"round": 1, "winner": "Ann", "points": 60}, ...]``."""
-    game = _fresh_game(record)
+    game = fresh_game(record)
     out: list[dict[str, Any]] = []
     for action in actions_in_effect(entries):
         if action is None:
@@ -462,7 +448,7 @@ def journal_log(session: Any) -> list[str]:
     """What happened in ``session``'s game so far, in the game screen's words (each
     action's effects, the table's notices, deals and undos), from its journal replayed on a
     fresh engine: the log a resumed game shows. Stops at an entry that does not replay."""
-    game = _fresh_game(session.record)
+    game = fresh_game(session.record)
     out: list[str] = []
     for e in session.journal.entries(session.id):
         data = e.data
