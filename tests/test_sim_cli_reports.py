@@ -98,6 +98,23 @@ def test_the_buzzer_and_led_show_without_v_only_while_a_self_test_drives_them() 
     ]
 
 
+def test_a_self_test_that_silences_an_unseen_chime_says_no_lone_off() -> None:
+    """Seen in CI: the boot's ready chime still sounded (not shown without -v) when a
+    self-test began; the firmware silenced it first, and the person read "buzzer off" before
+    any beep."""
+    said = _said(
+        [
+            {"hw": "buzzer", "freq": 3400},  # the ready chime, not shown
+            {"hw": "selftest", "part": "buzzer"},
+            {"hw": "buzzer", "freq": 0},  # the self-test silences it
+            {"hw": "buzzer", "freq": 2700},
+            {"hw": "buzzer", "freq": 0},
+            {"hw": "selftest", "part": None},
+        ]
+    )
+    assert said == ["self-test: the firmware drives the buzzer", "buzzer 2700 Hz", "buzzer off"]
+
+
 @pytest.mark.timeout(300)
 @pytest.mark.parametrize("board", board_params())
 def test_the_board_reports_a_self_test_part_from_request_to_tested_event(board: str) -> None:

@@ -196,6 +196,9 @@ class _Reporter:
         self.lock = threading.Lock()
         self.motor = "off"  # "off", "on" or "brake": what was said last
         self.testing: str | None = None  # the part a self-test drives now
+        # what the person was last told of the buzzer and the LED: a self-test that first
+        # silences a ready chime they never saw is not news (an "off" without an "on")
+        self.told = {"buzzer": "buzzer off", "led": "LED off"}
 
     def __call__(self, ev: dict[str, Any]) -> None:
         kind = ev.get("hw")
@@ -208,8 +211,13 @@ class _Reporter:
                 return
             if kind == "selftest" and self.testing not in ("buzzer", "led"):
                 return  # only the buzzer and the LED are shown differently meanwhile
-            if kind in ("buzzer", "led") and self.testing != kind:
-                return
+            if kind in ("buzzer", "led"):
+                if self.testing != kind:
+                    return
+                text = describe(ev)
+                if self.told[kind] == text:
+                    return
+                self.told[kind] = text
             if kind == "motor":
                 said = describe(ev)
                 state = "brake" if ev.get("brake") else ("off" if said == "motor off" else "on")

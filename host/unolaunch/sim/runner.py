@@ -34,6 +34,7 @@ import json
 import os
 import select
 import shutil
+import subprocess
 import tempfile
 import time
 from collections.abc import Callable
@@ -57,6 +58,7 @@ __all__ = [
     "SEED_MAX",
     "SimError",
     "SimulatedLauncher",
+    "fake_board_heap_bytes",
     "find_micropython",
     "parse_control",
 ]
@@ -70,6 +72,32 @@ USB_WRITE_US = 83
 
 # A child that dies sooner than this after starting is restarted only after a pause.
 _FAST_EXIT_S = 0.2
+
+
+def fake_board_heap_bytes(
+    heap: str = "192K", micropypath: str | None = None, cwd: str | os.PathLike[str] | None = None
+) -> int:
+    """Bytes of a ``-X heapsize=HEAP`` heap that importing the fake board's ``machine``
+    (with its world and physics) takes on its own: on a Pico that module is native code, so
+    a RAM-after-boot figure taken on the unix board adds this back. ``micropypath`` (default
+    BOARD_DIR) and ``cwd`` as the firmware's process has them: the modules' file names are
+    part of what they take."""
+    code = (
+        "import gc; gc.collect(); a = gc.mem_free()\n"
+        "import machine\n"
+        "gc.collect(); print(a - gc.mem_free())\n"
+    )
+    env = dict(os.environ, MICROPYPATH=micropypath or str(BOARD_DIR))
+    out = subprocess.run(
+        [find_micropython(), "-X", f"heapsize={heap}", "-c", code],
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return int(out.stdout.strip())
 
 
 class SimulatedLauncher(SimBoard):
