@@ -116,13 +116,19 @@ def _gap_ms(port: Port, board: str = "") -> float:
 GCS: dict[str, int] = {}
 
 
-def _window(port: Port, out: dict[str, Any], key: str, board: str = "") -> None:
-    """Close a measuring window: its longest loop gap, and how many of the loop's garbage
+def _window(port: Port, out: dict[str, Any], key: str, sim: Any, board: str = "") -> None:
+    """Close a measuring window: its longest loop gap, how many of the loop's garbage
     collections fell in it (a collection is one long gap: MicroPython's collector marks the
-    whole live heap in one go)."""
+    whole live heap in one go), and on the rp2040 board how many input edges the chip took
+    and the longest any waited to be taken (the emulator's edge watch)."""
     before = GCS.get("count", 0)
     out[key] = _gap_ms(port, board)
     out[key + "_gcs"] = GCS["count"] - before
+    watch = getattr(sim, "inputs_watch", None)
+    if watch is not None:
+        got = watch()
+        out[key + "_edges"] = got.edges
+        out[key + "_waited_us"] = got.waited_us_max
 
 
 def _drain(port: Port, quiet: float, until: bytes | None = None, limit: float = 60) -> None:
@@ -150,28 +156,34 @@ def measure_deaf(board: str, requests: int = 20) -> dict[str, Any]:
             except TimeoutError:
                 if time.monotonic() - t0 > 60:
                     raise
+        port.request("mode", mode="hosted")  # a press unarmed is a foul: no burst
         _drain(port, 0.5)
         _gap_ms(port)
+        if hasattr(sim, "inputs_watch"):
+            sim.inputs_watch()  # from here on
+        for _ in range(6):
+            sim.control("press 40")  # queued: made while the host polls
         for _ in range(requests):
             port.request("config_get", timeout=60)
-        _window(port, out, "deaf_replying_ms")
+        _drain(port, 1.0)
+        _window(port, out, "deaf_replying_ms", sim)
         presses = 5
         port.request("arm", player="Ann", presses=presses, mode="exact", cards=2)
         _gap_ms(port)
         for _ in range(presses):
             sim.control("press")
             _drain(port, 30, until=b'"event": "eject"')
-        _window(port, out, "deaf_burst_events_ms")
+        _drain(port, 1.0)
+        _window(port, out, "deaf_burst_events_ms", sim)
         sim.stall()
-        gcs = GCS["count"]
         port.s.write(b'{"id": 7, "cmd": "status", "perf": true}\n')  # resets the figure
         for i in range(14):  # about 3 KB of replies: more than the firmware's queue holds
             port.s.write(b'{"id": %d, "cmd": "status"}\n' % (100 + i))
         time.sleep(1.5 if board == "rp2040" else 0.5)
         sim.unstall()
+        sim.control("press 120")  # made while the backlog is written
         _drain(port, 2.0 if board == "rp2040" else 0.5)
-        out["deaf_backlog_ms"] = _gap_ms(port, board)
-        out["deaf_backlog_ms_gcs"] = GCS["count"] - gcs
+        _window(port, out, "deaf_backlog_ms", sim, board)
         out["edges_lost"] = LOST[board]
         out["inputs_irq"] = LOST[board + "_irq"]
         out["gcs"] = GCS["count"]
@@ -268,6 +280,13 @@ def main() -> None:
     rows = [
         ("inputs watched by pin IRQs", "inputs_irq", "{} pins"),
         ("  edges the IRQs dropped", "edges_lost", "{}"),
+        ("longest an input edge waited for the chip", "", ""),
+        ("  polled config_get, 6 presses", "deaf_replying_ms_waited_us", "{:.0f} us"),
+        ("    edges taken", "deaf_replying_ms_edges", "{}"),
+        ("  bursts' events (button, beam)", "deaf_burst_events_ms_waited_us", "{:.0f} us"),
+        ("    edges taken", "deaf_burst_events_ms_edges", "{}"),
+        ("  backlog on unstall, a press", "deaf_backlog_ms_waited_us", "{:.0f} us"),
+        ("    edges taken", "deaf_backlog_ms_edges", "{}"),
         ("longest loop gap, polled config_get", "deaf_replying_ms", "{:.2f} ms"),
         ("  garbage collections in it", "deaf_replying_ms_gcs", "{}"),
         ("longest loop gap, bursts' events", "deaf_burst_events_ms", "{:.2f} ms"),
@@ -291,6 +310,9 @@ def main() -> None:
     ]
     print(f"{'':38}" + "".join(f"{b:>16}" for b in boards))
     for label, key, fmt in rows:
+        if not key:
+            print(label)
+            continue
         cells = []
         for b in boards:
             v = results[b].get(key)

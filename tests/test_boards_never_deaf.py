@@ -35,10 +35,10 @@ PRESS_GAP_MS = 80  # physics.PRESS_GAP_MS: queued presses are this far apart
 
 
 @contextlib.contextmanager
-def polling(fw: Link, cmd: str, period_s: float) -> Iterator[list[int]]:
-    """A host that asks ``cmd`` every ``period_s`` seconds, as a table's client does: it
-    sends the next request once the last one is answered (or after 30 s) and the period
-    has passed, until the block ends; yields the ids it sent."""
+def polling(fw: Link, cmd: str, period_s: float, **args: Any) -> Iterator[list[int]]:
+    """A host that asks ``cmd`` (with ``args``) every ``period_s`` seconds, as a table's
+    client does: it sends the next request once the last one is answered (or after 30 s)
+    and the period has passed, until the block ends; yields the ids it sent."""
     stop = threading.Event()
     sent: list[int] = []
 
@@ -50,7 +50,7 @@ def polling(fw: Link, cmd: str, period_s: float) -> Iterator[list[int]]:
         req_id = 500000
         while not stop.wait(period_s):
             req_id += 1
-            fw.send_raw((json.dumps({"id": req_id, "cmd": cmd}) + "\n").encode())
+            fw.send_raw((json.dumps({"id": req_id, "cmd": cmd, **args}) + "\n").encode())
             sent.append(req_id)
             deadline = time.monotonic() + 30
             while not answered(req_id) and time.monotonic() < deadline and not stop.is_set():
@@ -146,12 +146,15 @@ def test_every_press_is_seen_under_a_polling_host(board: str, cmd: str, period_s
         )
 
 
-def presses_under_polling(fw: Link, lengths: list[int], cmd: str, period_s: float) -> int:
-    """Presses of ``lengths`` ms while a host polls ``cmd``: how many the launcher counted."""
+def presses_under_polling(
+    fw: Link, lengths: list[int], cmd: str, period_s: float, **args: Any
+) -> int:
+    """Presses of ``lengths`` ms while a host polls ``cmd`` (with ``args``): how many the
+    launcher counted."""
     _hosted_unarmed(fw)
     before = fw.request("status")["presses"]
     hw_from = len(fw.hw_events())
-    with polling(fw, cmd, period_s) as sent:
+    with polling(fw, cmd, period_s, **args) as sent:
         for ms in lengths:
             fw.control(f"press {ms}")  # queued: each follows the last after a gap
         wait_chip_ms(fw, sum(lengths) + PRESS_GAP_MS * len(lengths) + 500)
@@ -178,6 +181,8 @@ def test_both_boards_catch_a_loop_that_stops_watching_while_it_writes(
     lengths = [ms for _ in range(PRESS_ROUNDS) for ms in PRESS_LENGTHS_MS]
     with board_link(board, firmware_dir=deaf) as fw:
         seen = presses_under_polling(fw, lengths, "config_get", 0.25)
+        if board == "rp2040":  # and the chip's edge watch credits no IRQ with an edge
+            assert fw.sim.inputs_watch().edges == 0  # type: ignore[attr-defined]
     assert seen < len(lengths), f"a deaf loop saw all {seen} presses on {board}"
 
 
@@ -257,3 +262,110 @@ def test_replies_are_made_in_short_pieces_on_rp2040() -> None:
                 gaps.append(perf["inputs_gap_us_max"])
         assert len(gaps) >= 3, "a garbage collection in nearly every window"
         assert max(gaps) <= 8000, gaps
+
+
+# -- how long an input waits for the chip (rp2040: the runner's edge watch) ----------------
+
+WATCH_LIMIT_US = 2000  # issue 20: never unobserved for more than 2 ms of chip time
+
+
+def _taken(fw: Link, pin: int, want: int, what: str) -> float:
+    """The longest wait of the input edges the chip took since the last look, after
+    checking that it took ``want`` of them, all on ``pin``."""
+    watch = fw.sim.inputs_watch()  # type: ignore[attr-defined]
+    assert watch.per_pin == {pin: want}, f"{what}: edges taken {watch.per_pin}, {want} made"
+    assert watch.waited_us_max <= WATCH_LIMIT_US, (
+        f"{what}: an edge waited {watch.waited_us_max:.0f} us of chip time to be taken"
+    )
+    return watch.waited_us_max
+
+
+@pytest.mark.rp2040
+def test_every_input_edge_is_taken_within_2_ms_of_chip_time_on_rp2040() -> None:
+    """Issue 20, item 1, measured as the issue puts it: on the rp2040 board (the judge) the
+    button and the beam are never unobserved for more than 2 ms of chip time, whatever the
+    host does. The emulator times each edge from the instant the world makes it to the
+    return of the pin interrupt that took it (runner.js, 14.); the firmware's hard IRQ
+    timestamps it there. Rows of the issue's table: presses while the host polls
+    `config_get`, presses right after `unstall` with a backlog, a burst's beam edges under
+    a host polling `status`, and presses while the host asks `status perf` (a garbage
+    collection each)."""
+    lengths = [30, 40, 60, 100] * 2
+    with board_link("rp2040", cards=60) as fw:
+        fw.hello(timeout=60)
+        fw.sim.inputs_watch()  # type: ignore[attr-defined]
+        waits = []
+        assert presses_under_polling(fw, lengths, "config_get", 0.25) == len(lengths)
+        waits.append(_taken(fw, 15, 2 * len(lengths), "presses under config_get"))
+
+        fw.sim.stall()
+        for i in range(14):
+            fw.send_raw((json.dumps({"id": 900000 + i, "cmd": "status"}) + "\n").encode())
+        wait_unread(fw, 0.5)
+        fw.sim.unstall()
+        fw.control("press 120")
+        wait_chip_ms(fw, 600)
+        waits.append(_taken(fw, 15, 2, "a press right after unstall"))
+
+        # each `status perf` runs a garbage collection in the firmware (App.perf)
+        assert presses_under_polling(fw, lengths, "status", 0.05, perf=True) == len(lengths)
+        waits.append(_taken(fw, 15, 2 * len(lengths), "presses under status perf"))
+
+        before = fw.sim.cards
+        with polling(fw, "status", 0.05):
+            assert fw.request("fire", mode="exact", cards=10, timeout=30)["ok"]
+            fw.wait_event("eject", timeout=60)
+            wait_chip_ms(fw, 600)
+        waits.append(_taken(fw, 14, 2 * (before - fw.sim.cards), "a burst's cards"))
+    assert max(waits) > 0  # the watch measured something
+
+
+@pytest.mark.rp2040
+def test_a_hard_pin_irq_takes_edges_during_garbage_collections_on_rp2040(
+    tmp_path: Path,
+) -> None:
+    """What the firmware's design rests on (docs/architecture.md): on MicroPython's rp2 port
+    a hard pin IRQ runs in the middle of a garbage collection, so a collection (about
+    12 ms in the launcher) delays what the loop does about an edge, never its timestamp.
+    Plain MicroPython collecting a 60 KB live heap back to back while the button is
+    pressed: every edge is taken within 2 ms of chip time, by the handler."""
+    from rp2_plain import plain_board, run_script
+
+    script = """
+import gc, time, machine
+from array import array
+seen = array('i', [0])
+def took(pin):
+    seen[0] += 1
+machine.Pin(15, machine.Pin.IN, machine.Pin.PULL_UP).irq(
+    took, machine.Pin.IRQ_FALLING | machine.Pin.IRQ_RISING, hard=True)
+live = [bytearray(64) for _ in range(700)]  # a heap to mark, as the firmware's bytecode
+start = time.ticks_ms()
+busy = n = 0
+while seen[0] < 12 and time.ticks_diff(time.ticks_ms(), start) < 20000:
+    t = time.ticks_us()
+    gc.collect()
+    busy += time.ticks_diff(time.ticks_us(), t)
+    n += 1
+ran_us = time.ticks_diff(time.ticks_ms(), start) * 1000
+print('collections', n, 'collecting_us', busy, 'us', ran_us, 'edges', seen[0])
+"""
+    with plain_board(tmp_path / "flash") as sim:
+        result: list[str] = []
+        runner = threading.Thread(target=lambda: result.append(run_script(sim.port, script)))
+        runner.start()
+        # the presses begin once the IRQ is on (the runner counts edges on watched pins only)
+        deadline = time.monotonic() + 120
+        sent = 0
+        while runner.is_alive() and time.monotonic() < deadline:
+            if sent < 12:
+                sim.control("press 40")
+                sent += 1
+            time.sleep(0.5)
+        runner.join(timeout=60)
+        watch = sim.inputs_watch()
+    words = result[0].split()
+    figures = dict(zip(words[::2], (int(w) for w in words[1::2]), strict=True))
+    assert figures["edges"] >= 12 and watch.per_pin == {15: figures["edges"]}, (figures, watch)
+    assert figures["collections"] >= 5 and figures["collecting_us"] >= 0.8 * figures["us"], figures
+    assert 0 < watch.waited_us_max <= WATCH_LIMIT_US, watch

@@ -30,7 +30,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -74,6 +74,22 @@ BUSY_GRANT_US = 1_000
 _READY_TIMEOUT_S = 30.0
 _SOFT_REBOOT = b"MPY: soft reboot"
 _HOST_IN_MAX = 64 * 1024
+
+
+@dataclass
+class EdgeWatch:
+    """Input edges the emulated chip took through the firmware's hard pin IRQs (issue 20):
+    how many, per pin, and the longest any of them waited, in the chip's microseconds."""
+
+    edges: int = 0
+    per_pin: dict[int, int] = field(default_factory=dict)
+    waited_us_max: float = 0.0
+
+    def took(self, pin: int, waited_ns: int) -> None:
+        """Count one edge on ``pin`` taken ``waited_ns`` after it happened."""
+        self.edges += 1
+        self.per_pin[pin] = self.per_pin.get(pin, 0) + 1
+        self.waited_us_max = max(self.waited_us_max, waited_ns / 1000)
 
 
 @dataclass(frozen=True)
@@ -288,8 +304,18 @@ class Rp2040Launcher(SimBoard):
         self._levels: dict[int, int] = {}  # input levels to send before the next grant
         self._tail = b""
         self._stderr: Any = None
+        self._edges = EdgeWatch()
 
     # ------------------------------------------------------------------ public API
+    def inputs_watch(self) -> EdgeWatch:
+        """How the chip took the input edges the world made since the last call (and starts
+        a new count): each edge waits from its instant until the firmware's hard pin IRQ
+        has taken it, in the chip's own time (issue 20: ``waited_us_max`` is how long the
+        button or the beam went unobserved)."""
+        with self._lock:
+            watch, self._edges = self._edges, EdgeWatch()
+        return watch
+
     @property
     def pid(self) -> int | None:
         """Process id of the node running the emulated chip."""
@@ -603,6 +629,9 @@ class Rp2040Launcher(SimBoard):
             self._power_off_outputs()
             self._report({"hw": "reset", "cause": cause})
             self._booted(cause)
+        elif ev == "edge":
+            with self._lock:
+                self._edges.took(int(msg.get("pin", -1)), int(msg.get("waited_ns", 0)))
         elif ev == "eof":
             raise SimError(f"the RP2040 emulator stopped: {self._node_log()}")
 

@@ -19,6 +19,7 @@
 //  11. DMA transfers take a clk_sys cycle each; an abort leaves the count at 0
 //  12. SPI frames take their time at the SPI clock (stock: SPI with DMA hung)
 //  13. PIO state machines run on the chip's clock (CLKDIV, delay cycles)
+//  14. how long each input edge waits for the chip to take it (issue 20): see watchEdges()
 'use strict';
 
 const fs = require('fs');
@@ -1312,6 +1313,7 @@ function buildChip({ reason = 0, scratch = null } = {}) {
     for (const off of held) origDPRAMUpdated(off, mcu.usbDPRAMView.getUint32(off, true));
   };
 
+  watchEdges(c); // 14.
   mcu.core.PC = 0x10000000; // start at boot2 in flash, as the rp2040js demo does
   c.run = makeFastCore(mcu); // 9.
   chip = c;
@@ -1473,6 +1475,37 @@ function clearUsbIn() {
   usbInOff = 0;
 }
 
+// 14. Inputs watched by the chip (issue 20). An edge the world makes on a pin whose edge
+// interrupt is enabled (PROC0_INTE) is "waiting" from that instant until the return from an
+// IO_IRQ_BANK0 handler that left the pin's edge bits acknowledged: the firmware's hard IRQ
+// (MicroPython acks, then runs the Python handler, which timestamps the edge) has taken it.
+// Each edge taken is reported as {ev: "edge", pin, level, waited_ns}: the longest such wait
+// is how long the inputs went unobserved, whatever the firmware's loop was doing meanwhile
+// (a USB write, a garbage collection). Edges on pins with no edge interrupt are not tracked.
+const IO_IRQ_BANK0_EXC = 16 + 13;
+const IRQ_EDGE_BITS = 0xc; // EDGE_LOW | EDGE_HIGH of a pin's 4 interrupt bits
+function watchEdges(c) {
+  const core = c.mcu.core;
+  c.waiting = new Map(); // pin -> [ns of the edge, level]
+  const ret = core.exceptionReturn.bind(core);
+  core.exceptionReturn = (excReturn) => {
+    if (core.IPSR === IO_IRQ_BANK0_EXC && c.waiting.size) {
+      const now = nowNs();
+      for (const [n, [t, level]] of c.waiting) {
+        if (c.mcu.gpio[n].irqStatus & IRQ_EDGE_BITS) continue; // not acknowledged yet
+        c.waiting.delete(n);
+        emit({ ev: 'edge', pin: n, level, waited_ns: now - t });
+      }
+    }
+    ret(excReturn);
+  };
+}
+function edgeMade(c, n, level) {
+  const pin = c.mcu.gpio[n];
+  // the first edge still waiting is the one that waits longest
+  if (pin.irqEnableMask & IRQ_EDGE_BITS && !c.waiting.has(n)) c.waiting.set(n, [nowNs(), level]);
+}
+
 // Input level of every GPIO: the chip's own output if it drives the pin (SIO output enabled),
 // else the world's level, else its pull (pull-up 1, pull-down 0, none 0, bus keeper: hold).
 function refreshInputs(c) {
@@ -1486,7 +1519,10 @@ function refreshInputs(c) {
     else if (pin.pullupEnabled && pin.pulldownEnabled) level = pin.rawInputValue;
     else level = pin.pullupEnabled;
     // setInputValue() raises edge IRQ bits even for an unchanged value: only call on change
-    if (level !== pin.rawInputValue) pin.setInputValue(level);
+    if (level !== pin.rawInputValue) {
+      pin.setInputValue(level);
+      if (c.waiting && world.has(n)) edgeMade(c, n, level ? 1 : 0);
+    }
   }
 }
 
