@@ -335,3 +335,65 @@ def test_the_page_marks_are_escaped_and_the_catalog_cannot_end_its_block() -> No
     assert html.startswith("<p>⟦Pass⟧</p>") and html.endswith("<i>qps</i>")
     assert html.count("</script>") == 1  # nothing in the catalog closes the data block
     assert pages.valid("is") == "is" and pages.valid("../x") is None
+
+
+# -- a phone says the terminal's commands in words, in every language ----------------------
+
+_TERMINAL_COMMAND = {
+    "en": re.compile(r"'fix \S+ N'|type '(undo|clear)'"),
+    "is": re.compile(r"'leiðrétta \S+ N'|[Ss]láðu (svo |fyrst )?inn '(afturkalla|hreinsa)'"),
+}
+
+
+def _command_messages() -> list[tuple[str, str]]:
+    """Every catalog message (msgid, Icelandic msgstr; each plural form) that tells the
+    table to type 'fix NAME N', 'undo' or 'clear'."""
+    from babel.messages.pofile import read_po
+
+    po = Path(i18n.__file__).parent / "locale" / "is" / "LC_MESSAGES" / "unolaunch.po"
+    with po.open("rb") as f:
+        catalog = read_po(f)
+    found = []
+    for m in catalog:
+        ids = m.id if isinstance(m.id, tuple) else (m.id,)
+        strs = m.string if isinstance(m.string, tuple) else (m.string,)
+        if (
+            m.id
+            and _TERMINAL_COMMAND["en"].search(ids[0])
+            and "TRANSLATORS: a pattern" not in (" ".join(m.auto_comments))
+        ):
+            found.extend((ids[min(i, len(ids) - 1)], s) for i, s in enumerate(strs))
+    return found
+
+
+class _Fields(dict[str, str]):
+    def __missing__(self, key: str) -> str:
+        return "Bob"
+
+
+@pytest.mark.parametrize("lang", ["en", "is"])
+def test_a_phone_never_reads_a_terminal_command_in_any_language(lang: str) -> None:
+    """Issue 25, left over: a refusal shown on a phone says what the table does ("first the
+    table corrects Bob's card count"), not what to type at the terminal - in Icelandic too,
+    where the rewrite used to read only English messages and Icelandic phones were told to
+    type 'leiðrétta Bob N'. Every catalog message with such a command, in each language."""
+    from unolaunch.web.front import phone_words
+
+    messages = _command_messages()
+    assert len(messages) >= 15
+    with i18n.use(lang):
+        for english, icelandic in messages:
+            text = (english if lang == "en" else icelandic).format_map(_Fields())
+            said = phone_words(text)
+            assert not _TERMINAL_COMMAND[lang].search(said), (text, said)
+            assert said != text, text
+        clause = i18n.ngettext(
+            "if {who} does not hold {n} card, type 'fix {who} N' first (N: the real count)",
+            "if {who} does not hold {n} cards, type 'fix {who} N' first (N: the real count)",
+            2,
+        ).format(who="Bob", n=2)
+        wanted = {"en": "first the table corrects Bob's card count", "is": "fyrst leiðréttir"}
+        assert wanted[lang] in phone_words(clause), phone_words(clause)
+        # a quoted word that is not a table command is left alone
+        other = {"en": "type 'yes' to end", "is": "sláðu inn 'já' til að ljúka"}[lang]
+        assert phone_words(other) == other

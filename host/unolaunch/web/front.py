@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from unolaunch.errors import UnolaunchError
-from unolaunch.i18n import N_, _, current, ngettext, use
+from unolaunch.i18n import N_, PSEUDO, PSEUDO_CLOSE, PSEUDO_OPEN, _, current, ngettext, use
 from unolaunch.rules import Effect, Game, IllegalMoveError
 from unolaunch.rules.actions import Action, ActionFormatError
 from unolaunch.table.app import Table, effect_text, error_text
@@ -54,30 +54,75 @@ def refused(status: int, message: str, rule: str | None = None) -> Reply:
 
 
 _RULE_FIRST = re.compile(r"^([A-Z]{2,3}-\d+): ")
-# The terminal's commands, said as what the table does. The patterns read the terminal's
-# English messages (the command words themselves, 'fix', 'undo', 'clear', are typed the
-# same in every language); the phone's words are translated.
+# The terminal's commands in a message, and how a phone says them instead. Both sides are
+# translated: a language's pattern is how that language's messages quote the terminal's
+# command ({player}: a name, or NAME; {command}: the word typed for 'undo' or 'clear'), so
+# a phone reads every language's messages in its own words. A pattern may list
+# alternatives separated by '|' (Icelandic puts 'svo' or 'fyrst' inside 'sláðu inn'); the
+# phone's words then list as many, taken in step (or one for them all).
 _PHONE_WORDS = (
     (
-        re.compile(r"type '?fix (\S+) N'? first(?: \(N: the real count\))?"),
+        # TRANSLATORS: a pattern to find in messages, not a sentence to show: write it
+        # exactly as your translation of "if {who} does not hold {n} cards, type 'fix {who}
+        # N' first (N: the real count)" writes this part, with {player} for the name.
+        N_("type 'fix {player} N' first (N: the real count)"),
         N_("first the table corrects {player}'s card count"),
     ),
-    (re.compile(r"\(?'fix (\S+) N'\)?"), N_("(the table corrects {player}'s card count)")),
-    (re.compile(r"type '(undo|clear)'"), N_("the table types '{command}' at the terminal")),
+    (
+        # TRANSLATORS: a pattern to find in messages: the command that corrects a hand size
+        # as your messages quote it, {player} for the name (or NAME). Parentheses around it
+        # go with it.
+        N_("'fix {player} N'"),
+        N_("(the table corrects {player}'s card count)"),
+    ),
+    (
+        # TRANSLATORS: a pattern to find in messages: "type 'undo'" and "type 'clear'" as
+        # your messages say them, {command} for the word typed; alternatives separated by
+        # '|' (and the phone's words for each, in the same order, in the next string).
+        N_("type '{command}'"),
+        N_("the table types '{command}' at the terminal"),
+    ),
 )
+_FIELDS = {"player": r"(?P<player>[^'\s]+)", "command": r"(?P<command>[^'\s]+)"}
+_TABLE_COMMANDS = ("undo", "clear")  # what {command} may stand for (glossary.COMMANDS)
+
+
+def _phone_rewrites() -> list[tuple[re.Pattern[str], str]]:
+    """The rewrites of :data:`_PHONE_WORDS` in the current language: (pattern, words)."""
+    out = []
+    for pattern, words in _PHONE_WORDS:
+        translated = _(pattern)
+        if current() == PSEUDO:  # the pseudo-locale's messages quote the English
+            translated = translated.removeprefix(PSEUDO_OPEN).removesuffix(PSEUDO_CLOSE)
+        found = [alt.strip() for alt in translated.split("|") if alt.strip()]
+        said = [alt.strip() for alt in _(words).split("|")]
+        for i, alternative in enumerate(found):
+            regex = re.escape(alternative)
+            for name, group in _FIELDS.items():
+                regex = regex.replace(re.escape("{" + name + "}"), group)
+            if pattern == _PHONE_WORDS[1][0]:
+                regex = r"\(?" + regex + r"\)?"
+            out.append((re.compile(regex), said[i] if len(said) == len(found) else said[0]))
+    return out
 
 
 def phone_words(message: str) -> str:
     """A terminal message as a phone says it: without the leading rule id (the page shows
-    it apart, small) and with the terminal's commands said in words."""
+    it apart, small) and with the terminal's commands said in words, in the language the
+    message is in (the current one)."""
+    from unolaunch.table.glossary import COMMANDS
+
     text = _RULE_FIRST.sub("", message, count=1)
-    for pattern, words in _PHONE_WORDS:
-        said = _(words)
+    for regex, said in _phone_rewrites():
 
         def fill(m: re.Match[str], said: str = said) -> str:
-            return said.format(player=m[1], command=m[1])
+            fields = m.groupdict()
+            command = fields.get("command")
+            if command is not None and COMMANDS.get(command, command) not in _TABLE_COMMANDS:
+                return m[0]  # another quoted word ('yes', a card): left as it is
+            return said.format(**fields)
 
-        text = pattern.sub(fill, text)
+        text = regex.sub(fill, text)
     return text
 
 
