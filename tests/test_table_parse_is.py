@@ -98,6 +98,8 @@ ATTACK = [
     ("högg 4 rautt", "hit 4 red"),
     ("árás blátt Ævar", "attack blue Ævar"),  # ATK-15
     ("villispil árás árás blátt ævar", "wild attack attack blue Ævar"),
+    ("villispil árás ævar blátt", "wild attack Ævar blue"),  # as players say it
+    ("wild attack ævar blue", "attack Ævar blue"),
     ("árás ævar blátt", "attack Ævar blue"),
     ("sérsniðið rautt", "custom red"),  # ATK-16
     ("villispil sérsniðið rautt örn", "wild custom red Örn"),

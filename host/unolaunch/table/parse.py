@@ -92,6 +92,7 @@ _NEEDS_TARGET = {"WAA", "TH"}
 # variant (a coloured Draw Two in Mario Kart, the Wild Draw 2 in Pocket Pizza).
 _PHRASES: list[tuple[tuple[str, ...], str]] = [
     (("wild", "attack", "attack"), "WAA"),
+    (("wild", "attack"), "WAA"),  # what players call it ('villispil árás')
     (("attack", "attack"), "WAA"),
     (("attack",), "WAA"),
     (("waa",), "WAA"),
