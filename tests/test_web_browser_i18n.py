@@ -39,9 +39,24 @@ ALLOWED = (*NAMES, *language_names().values())
 
 
 def _start(tmp_path: Path, lang: str) -> tuple[Player, str, dict[str, str]]:
-    return start_web_play(
+    p, url, links = start_web_play(
         tmp_path / "data", NAMES, "Cy", "--target", "40", "--port", "sim", "--lang", lang
     )
+    # everything the terminal said, for a failure's message (_close)
+    p.child.logfile_read = (tmp_path / "terminal.txt").open("a", encoding="utf-8")
+    return p, url, links
+
+
+def _close(p: Player, tmp_path: Path) -> None:
+    """End the terminal; if it does not end, say what it showed last."""
+    import pexpect
+
+    try:
+        p.close()
+    except pexpect.TIMEOUT:
+        p.child.logfile_read.flush()
+        said = (tmp_path / "terminal.txt").read_text(encoding="utf-8")
+        raise AssertionError("the terminal did not end; it said last:\n" + said[-6000:]) from None
 
 
 def drain(p: Player) -> None:
@@ -230,8 +245,12 @@ def test_a_whole_game_in_qps_and_a_phone_that_switches_language(
         p.expect("Is that right?")
         p.child.sendline("yes")
         p.child.expect("history")
+        # the game is closed: the terminal ends by itself (nothing more may be asked)
+        import pexpect
+
+        p.child.expect(pexpect.EOF, timeout=120)
     finally:
-        p.close()
+        _close(p, tmp_path)
     assert seen.checks > 20
     assert seen.bad == {}, "\n".join(f"{step}: {line}" for line, step in seen.bad.items())
 
@@ -272,7 +291,7 @@ def test_icelandic_pages_pass_axe(
         expect(gone.locator("h1")).to_have_text("Ekkert hér")
         assert serious_problems(gone, axe) == []
     finally:
-        p.close()
+        _close(p, tmp_path)
 
 
 @pytest.mark.parametrize("variant", ["mario-kart", "pocket-pizza"])
