@@ -649,3 +649,34 @@ def test_a_move_typed_just_before_a_phone_ended_the_round_is_not_taken_and_said_
     text = out.getvalue()
     assert "(the round ended before 'r9' was taken: nothing was done with it)" in text
     assert session.choice() == "reveal"  # 'r9' was not read as Bob's hand
+
+
+@pytest.mark.parametrize("typed", ["quit", "hætta"])
+def test_quit_typed_as_a_phone_ended_the_round_still_quits(tmp_path: Path, typed: str) -> None:
+    """A 'quit' typed at a turn's prompt that a phone's last card made stale is not thrown
+    away with the moves (seen in a browser test: the table then stood at the round's
+    questions): the game is saved and the terminal ends."""
+    journal = Journal.open(tmp_path)
+    session = Session.start(journal, "attack", list(PLAYERS), {}, seed=5, dealer="Cy")
+    session.apply({"by": "Cy", "choose": {"top": "r5"}})
+    session.correct("Ann", 1)
+    out = io.StringIO()
+    front: TableFront | None = None
+    asked: list[str] = []
+
+    def read_line(prompt: str) -> str:
+        assert front is not None
+        asked.append(prompt)
+        if prompt == "Ann> ":
+            front.close()
+            status, reply = front.act("Ann", {"by": "Ann", "play": "r7"})
+            assert status == 200, reply
+            return typed
+        raise AssertionError(f"asked again: {prompt!r}")
+
+    terminal = Table(session, console=Console(file=out, width=100), read_line=read_line)
+    front = TableFront(terminal)
+    assert terminal.run() == 0
+    assert asked == ["Ann> "]
+    assert "unolaunch play --resume" in out.getvalue()
+    assert session.choice() == "reveal"  # saved as it stood

@@ -80,6 +80,10 @@ def browser(tmp_path: Path) -> Iterator[Any]:
             viewport={"width": 1280, "height": 860},
         )
         context.set_default_timeout(20_000)
+        # and the same for expect(): its own default, 5 s, is short for a loaded machine
+        from playwright.sync_api import expect
+
+        expect.set_options(timeout=20_000)
         try:
             yield context
         finally:

@@ -56,7 +56,8 @@ def _close(p: Player, tmp_path: Path) -> None:
     except pexpect.TIMEOUT:
         p.child.logfile_read.flush()
         said = (tmp_path / "terminal.txt").read_text(encoding="utf-8")
-        raise AssertionError("the terminal did not end; it said last:\n" + said[-6000:]) from None
+        # (raised with what went wrong before, if anything did: pytest shows both)
+        raise AssertionError("the terminal did not end; it said last:\n" + said[-6000:])
 
 
 def drain(p: Player) -> None:

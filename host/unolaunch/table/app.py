@@ -353,7 +353,10 @@ class Table:
         if s.choice() == "reveal" or s.snapshot().get("awaiting") is None:
             # The round ended while the prompt waited (the launcher's last owed presses, a
             # phone's last card). Whatever was typed meanwhile is not taken: a move typed
-            # just before the repaint must never be read as a hand's cards.
+            # just before the repaint must never be read as a hand's cards. A 'quit' is no
+            # move: it still saves and quits.
+            if answer(line) in ("q", *_QUIT_WORDS):
+                raise QuitGame
             if line.strip():
                 self.say(
                     _(

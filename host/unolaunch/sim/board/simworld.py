@@ -126,8 +126,8 @@ class World:
         dt_us = time.ticks_diff(now_us, self.last_us)
         if dt_us < UPDATE_US:
             return
-        self.updating = True
         try:
+            self.updating = True  # (inside the try: a Ctrl-C may land between any two lines)
             self._update(now_us, dt_us)
         finally:
             self.updating = False
