@@ -53,11 +53,11 @@ def _close(p: Player, tmp_path: Path) -> None:
 
     try:
         p.close()
-    except pexpect.TIMEOUT:
+    except pexpect.TIMEOUT as exc:
         p.child.logfile_read.flush()
         said = (tmp_path / "terminal.txt").read_text(encoding="utf-8")
         # (raised with what went wrong before, if anything did: pytest shows both)
-        raise AssertionError("the terminal did not end; it said last:\n" + said[-6000:])
+        raise AssertionError("the terminal did not end; it said last:\n" + said[-6000:]) from exc
 
 
 def drain(p: Player) -> None:

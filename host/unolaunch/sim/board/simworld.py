@@ -80,7 +80,6 @@ class World:
         # chip time a USB write costs on the rp2 port (machine.sim_usb_write), 0: none
         self.usb_write_us = _env_int("UNOLAUNCH_SIM_USB_WRITE_US", 0)
         self.last_us = time.ticks_us()
-        self.updating = False  # inside update() (see there)
         self.now_us = 0  # monotonic microseconds since start (ticks_us wraps)
         self.last_ctl_ms = 0
         self.launcher = Launcher(
@@ -116,23 +115,10 @@ class World:
 
     # -- time ------------------------------------------------------------------
     def update(self):
-        if self.updating:
-            # called again from inside an update: a hard IRQ handler, fired at an edge the
-            # mechanics are making, read a pin. It reads the world as it is at that edge; an
-            # update from there would take the next queued control while the last one is
-            # half applied (a `press` whose release time is not yet set: two presses merged)
-            return
         now_us = time.ticks_us()
         dt_us = time.ticks_diff(now_us, self.last_us)
         if dt_us < UPDATE_US:
             return
-        try:
-            self.updating = True  # (inside the try: a Ctrl-C may land between any two lines)
-            self._update(now_us, dt_us)
-        finally:
-            self.updating = False
-
-    def _update(self, now_us, dt_us):
         self.last_us = now_us
         # a descheduled process still advances by the whole gap: the firmware's clock shows
         # it too, and the model holds each beam state until the firmware has read it
