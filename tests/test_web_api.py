@@ -624,38 +624,13 @@ def test_com8_a_round_ended_by_a_phone_turns_the_terminals_prompt_into_press_ent
     assert "✗" not in out and "round ended before" not in out
 
 
-def test_a_move_typed_just_before_a_phone_ended_the_round_is_not_taken_and_said_so(
-    tmp_path: Path,
-) -> None:
-    journal = Journal.open(tmp_path)
-    session = Session.start(journal, "attack", list(PLAYERS), {}, seed=5, dealer="Cy")
-    session.apply({"by": "Cy", "choose": {"top": "r5"}})
-    session.correct("Ann", 1)
-    out = io.StringIO()
-    front: TableFront | None = None
-
-    def read_line(prompt: str) -> str:
-        assert front is not None
-        if prompt == "Ann> ":  # Enter pressed on a move before the repaint came:
-            front.close()  # the terminal is not repainted (its painter has stopped)
-            status, reply = front.act("Ann", {"by": "Ann", "play": "r7"})
-            assert status == 200, reply
-            return "r9"
-        raise EOFError
-
-    terminal = Table(session, console=Console(file=out, width=100), read_line=read_line)
-    front = TableFront(terminal)
-    assert terminal.run() == 0
-    text = out.getvalue()
-    assert "(the round ended before 'r9' was taken: nothing was done with it)" in text
-    assert session.choice() == "reveal"  # 'r9' was not read as Bob's hand
-
-
-@pytest.mark.parametrize("typed", ["quit", "hætta"])
-def test_quit_typed_as_a_phone_ended_the_round_still_quits(tmp_path: Path, typed: str) -> None:
-    """A 'quit' typed at a turn's prompt that a phone's last card made stale is not thrown
-    away with the moves (seen in a browser test: the table then stood at the round's
-    questions): the game is saved and the terminal ends."""
+def _typed_as_a_phone_ends_the_round(
+    tmp_path: Path, typed: str
+) -> tuple[Session, int, str, list[str]]:
+    """Ann holds one card; while the terminal's prompt for her move waits, her phone plays
+    it (the round ends) and then ``typed`` is entered at that stale prompt. Returns the
+    session, what the table's run returned, what the terminal said, and the prompts asked
+    (input ends at any other prompt)."""
     journal = Journal.open(tmp_path)
     session = Session.start(journal, "attack", list(PLAYERS), {}, seed=5, dealer="Cy")
     session.apply({"by": "Cy", "choose": {"top": "r5"}})
@@ -667,16 +642,35 @@ def test_quit_typed_as_a_phone_ended_the_round_still_quits(tmp_path: Path, typed
     def read_line(prompt: str) -> str:
         assert front is not None
         asked.append(prompt)
-        if prompt == "Ann> ":
-            front.close()
+        if prompt == "Ann> ":  # Enter pressed on a move before the repaint came:
+            front.close()  # the terminal is not repainted (its painter has stopped)
             status, reply = front.act("Ann", {"by": "Ann", "play": "r7"})
             assert status == 200, reply
             return typed
-        raise AssertionError(f"asked again: {prompt!r}")
+        raise EOFError
 
     terminal = Table(session, console=Console(file=out, width=100), read_line=read_line)
     front = TableFront(terminal)
-    assert terminal.run() == 0
-    assert asked == ["Ann> "]
-    assert "unolaunch play --resume" in out.getvalue()
+    code = terminal.run()
+    return session, code, out.getvalue(), asked
+
+
+def test_a_move_typed_just_before_a_phone_ended_the_round_is_not_taken_and_said_so(
+    tmp_path: Path,
+) -> None:
+    session, code, text, _asked = _typed_as_a_phone_ends_the_round(tmp_path, "r9")
+    assert code == 0
+    assert "(the round ended before 'r9' was taken: nothing was done with it)" in text
+    assert session.choice() == "reveal"  # 'r9' was not read as Bob's hand
+
+
+@pytest.mark.parametrize("typed", ["quit", "hætta"])
+def test_quit_typed_as_a_phone_ended_the_round_still_quits(tmp_path: Path, typed: str) -> None:
+    """A 'quit' typed at a turn's prompt that a phone's last card made stale is not thrown
+    away with the moves (seen in a browser test: the table then stood at the round's
+    questions): the game is saved and the terminal ends."""
+    session, code, text, asked = _typed_as_a_phone_ends_the_round(tmp_path, typed)
+    assert code == 0
+    assert asked == ["Ann> "]  # no round-end question was asked
+    assert "unolaunch play --resume" in text
     assert session.choice() == "reveal"  # saved as it stood

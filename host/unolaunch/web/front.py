@@ -15,6 +15,7 @@ live, read-only.
 
 from __future__ import annotations
 
+import functools
 import queue
 import re
 import threading
@@ -87,8 +88,10 @@ _FIELDS = {"player": r"(?P<player>[^'\s]+)", "command": r"(?P<command>[^'\s]+)"}
 _TABLE_COMMANDS = ("undo", "clear")  # what {command} may stand for (glossary.COMMANDS)
 
 
-def _phone_rewrites() -> list[tuple[re.Pattern[str], str]]:
-    """The rewrites of :data:`_PHONE_WORDS` in the current language: (pattern, words)."""
+@functools.lru_cache(maxsize=8)
+def _phone_rewrites(lang: str) -> list[tuple[re.Pattern[str], str]]:
+    """The rewrites of :data:`_PHONE_WORDS` in ``lang``, the current language (a key for
+    the cache: built once per language): (pattern, words)."""
     out = []
     for pattern, words in _PHONE_WORDS:
         translated = _(pattern)
@@ -113,7 +116,7 @@ def phone_words(message: str) -> str:
     from unolaunch.table.glossary import COMMANDS
 
     text = _RULE_FIRST.sub("", message, count=1)
-    for regex, said in _phone_rewrites():
+    for regex, said in _phone_rewrites(current()):
 
         def fill(m: re.Match[str], said: str = said) -> str:
             fields = m.groupdict()
