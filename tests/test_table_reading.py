@@ -18,6 +18,7 @@ from test_table_parse import ATK, PP, P, one  # the contexts and helper the pars
 from unolaunch.cards import card_code, deck_composition
 from unolaunch.table.app import Table
 from unolaunch.table.journal import Journal
+from unolaunch.table.outcome import Outcome
 from unolaunch.table.parse import Context, ParseError, complete, help_text, parse
 from unolaunch.table.screen import View, card_names, render
 from unolaunch.table.session import Session
@@ -230,13 +231,14 @@ def test_atk3_after_the_start_card_the_launchers_own_count_is_shown(tmp_path: Pa
 
 
 class _Launcher:
-    """A launcher that reports ``line`` and is out of order (presses are typed)."""
+    """A launcher that reports ``line`` (its count of cards inside after " · ", left out
+    when asked without it) and is out of order (presses are typed)."""
 
     def __init__(self, line: str) -> None:
         self.line = line
 
-    def status(self) -> str:
-        return self.line
+    def status(self, inside: bool = True) -> str:
+        return self.line if inside else self.line.rsplit(" · ", 1)[0]
 
     def sync(self) -> None:
         pass
@@ -247,8 +249,8 @@ class _Launcher:
     def virtual_press(self) -> str:
         return ""
 
-    def clear(self) -> str:
-        return ""
+    def clear(self) -> Outcome:
+        return Outcome("cleared")
 
     def close(self) -> None:
         pass

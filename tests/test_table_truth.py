@@ -13,6 +13,7 @@ import pytest
 from test_table_parse import MK, PP, P, one
 from test_table_reading import _run, _session
 from unolaunch.rules import IllegalMoveError
+from unolaunch.table.outcome import Outcome
 from unolaunch.table.parse import Command, Context, Move, ParseError, help_text, parse
 from unolaunch.table.session import Session
 
@@ -168,7 +169,7 @@ class _Armed:
     def __init__(self) -> None:
         self.pressed = 0
 
-    def status(self) -> str:
+    def status(self, inside: bool = True) -> str:
         return "simulated · armed"
 
     def sync(self) -> None:
@@ -181,8 +182,8 @@ class _Armed:
         self.pressed += 1
         return "  · (the simulated launcher's button is pressed)"
 
-    def clear(self) -> str:
-        return ""
+    def clear(self) -> Outcome:
+        return Outcome("cleared")
 
     def close(self) -> None:
         pass

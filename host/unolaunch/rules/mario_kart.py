@@ -10,7 +10,7 @@ from typing import Any
 
 from unolaunch import cards as C
 from unolaunch.cards import UNKNOWN, card_code, parse_card
-from unolaunch.i18n import N_, _
+from unolaunch.i18n import N_
 from unolaunch.rules.actions import Action
 from unolaunch.rules.game import (
     NO_COLOR,
@@ -54,7 +54,7 @@ class MarioKartGame(Game):
             # MK-4: never start on a Wild Draw Four: back into the stock, turn again.
             self.stock.append(card)
             self._shuffle(self.stock)
-            self._note("start", None, _("a Wild Draw Four is turned: shuffled back (MK-4)"))
+            self._note("start", None, N_("a Wild Draw Four is turned: shuffled back (MK-4)"))
         self._begin_round(card)
 
     def _start_effect(self, card: int) -> None:
@@ -68,7 +68,7 @@ class MarioKartGame(Game):
             self._note(
                 "start",
                 self.players[self.dealer],
-                _(
+                N_(
                     "a Wild Draw Four never starts the pile: shuffle it back into the stock and "
                     "turn another (MK-4)"
                 ),
@@ -113,11 +113,8 @@ class MarioKartGame(Game):
         if self._log is not None:
             who = self.players[seat]
             if challenge:
-                if guilty:
-                    text = _("{who} challenges: right").format(who=who)
-                else:
-                    text = _("{who} challenges: wrong").format(who=who)
-                self._note("challenge", who, text)
+                text = N_("{who} challenges: right") if guilty else N_("{who} challenges: wrong")
+                self._note("challenge", who, text, who=who)
 
     def _fx_item_box(self, seat: int, card: int, color: int, target: int, extra: Any) -> None:
         # MK-13: turn the top card of the stock; its item fires.
@@ -133,7 +130,7 @@ class MarioKartGame(Game):
         if not self.stock and not self._refill():
             # Decision: nothing to turn: the Item Box is a plain Wild.
             self._note(
-                "item", self.players[seat], _("nothing to turn: the Item Box acts as a Wild")
+                "item", self.players[seat], N_("nothing to turn: the Item Box acts as a Wild")
             )
             self._name_color(seat, color)
             self._end_turn()
@@ -152,7 +149,8 @@ class MarioKartGame(Game):
                 self._note(
                     "item",
                     self.players[seat],
-                    _("the Item Box turns {card}: Bob-omb").format(card=card_code(t)),
+                    N_("the Item Box turns {card}: Bob-omb"),
+                    card=card_code(t),
                 )
             if hand:
                 self._draw(seat, 2)
@@ -162,12 +160,12 @@ class MarioKartGame(Game):
         self._set_top(t, tc)  # MK-13: its colour is the colour to match; MK-19 no action
         if log:
             text = (
-                _("the Item Box turns {card}: Mushroom"),
-                _("the Item Box turns {card}: Banana"),
-                _("the Item Box turns {card}: Green Shell"),
-                _("the Item Box turns {card}: Lightning"),
+                N_("the Item Box turns {card}: Mushroom"),
+                N_("the Item Box turns {card}: Banana"),
+                N_("the Item Box turns {card}: Green Shell"),
+                N_("the Item Box turns {card}: Lightning"),
             )[tc]
-            self._note("item", self.players[seat], text.format(card=card_code(t)))
+            self._note("item", self.players[seat], text, card=card_code(t))
         if tc == 0:  # MK-14 Mushroom: another turn at once
             self._turn_again()
             return

@@ -31,6 +31,7 @@ from unolaunch.i18n import N_, _, ngettext, pgettext
 from unolaunch.rules import Action, Effect, IllegalMoveError
 from unolaunch.rules import engine as E
 from unolaunch.table.names import shown
+from unolaunch.table.outcome import CLEAR, Outcome, of_effect, words
 from unolaunch.table.parse import (
     Command,
     Context,
@@ -63,8 +64,9 @@ PROMPT_SUFFIX = "> "
 class TableLauncher(Protocol):
     """What the table needs from a connected launcher (see :mod:`.launcher`)."""
 
-    def status(self) -> str:
-        """One line for the screen (armed for whom, cards left, faults)."""
+    def status(self, inside: bool = True) -> str:
+        """One line for the screen (armed for whom, faults; with the cards inside unless
+        ``inside`` is false)."""
         ...
 
     def sync(self) -> None:
@@ -79,7 +81,7 @@ class TableLauncher(Protocol):
         """Connected and not in a fault: its button is the way to press."""
         ...
 
-    def clear(self) -> str:
+    def clear(self) -> Outcome:
         """Clear a fault (jam, empty) after the table fixed it; return what happened."""
         ...
 
@@ -106,8 +108,9 @@ class Table:
         self.read_line = read_line or input
         self.launcher: TableLauncher | None = None
         self.out_lock = threading.RLock()
-        self.log: list[str] = []
-        self.warning: str | None = None
+        #: what happened, as data (outcome.py): each screen says it in its own language
+        self.log: list[Outcome] = []
+        self.warning: Outcome | None = None
         self.prompt = ""
         self._readline: Any = None
         self._asking_turn = False  # the prompt waits for the awaited player's move
@@ -124,9 +127,9 @@ class Table:
     def effects(self, effects: list[Effect]) -> None:
         """Print what an action did and keep it for the screen."""
         for e in effects:
-            text = effect_text(e)
-            self.log.append(text)
-            self.say(f"  · {text}")
+            said = of_effect(e)
+            self.log.append(said)
+            self.say(f"  · {words(said)}")
 
     def view(self) -> View:
         """The screen's content now."""
@@ -138,9 +141,7 @@ class Table:
         choice = s.choice()
         # The deal is not loaded yet (a start card is awaited): a count of cards inside
         # would be the last round's.
-        launcher = (
-            _launcher_status(self.launcher, inside=choice != "top") if self.launcher else None
-        )
+        launcher = self.launcher.status(inside=choice != "top") if self.launcher else None
         return View(
             variant=s.variant,
             players=s.players,
@@ -151,8 +152,8 @@ class Table:
             game_id=s.id,
             owed=owed,
             launcher=launcher,
-            notice=self.log[-1] if self.log else None,
-            warning=self.warning,
+            notice=words(self.log[-1]) if self.log else None,
+            warning=words(self.warning) if self.warning else None,
             uno_said=sorted(s.uno_said),
             doing=_(_DOING[choice]) if choice in _DOING else None,
             reminder=load_reminder(s) if choice == "top" else None,
@@ -236,38 +237,38 @@ class Table:
             return _("round over: press Enter") + PROMPT_SUFFIX
         return f"{shown(aw['by']) if aw else _('table')}{PROMPT_SUFFIX}"
 
-    def redraw_from_event(self, notice: str | None, warning: str | None) -> None:
+    def redraw_from_event(self, notice: Outcome | None, warning: Outcome | None) -> None:
         """Called from the launcher's thread: show what happened and re-show the prompt.
         What comes with a warning (a foul, a fault, a press that did not fit) is kept in
         the journal as a note for ``history``; a press that was applied is there already."""
         self.remember(notice, warning)
         self.repaint(notice)
 
-    def remember(self, notice: str | None, warning: str | None) -> None:
-        """Keep what happened for the screen (the log; the warning, "" clears it) without
-        drawing: a front end that must not wait for the terminal (the web pages) calls
-        this at once and :meth:`repaint` from a thread of its own. A warning is also kept in
-        the journal as a note for ``history``."""
-        if warning:
-            from unolaunch.table.launcher import FOUL_NOTICE
-
-            note: dict[str, Any] = {"notice": notice, "warning": warning}
-            if notice is not None and notice == _(FOUL_NOTICE):
-                note["foul"] = True  # counted on --resume, whatever the language (ATK-26)
+    def remember(self, notice: Outcome | None, warning: Outcome | None) -> None:
+        """Keep what happened for the screen (the log; the warning: ``CLEAR`` clears it,
+        None leaves it) without drawing: a front end that must not wait for the terminal
+        (the web pages) calls this at once and :meth:`repaint` from a thread of its own. A
+        warning is also kept in the journal as a note for ``history``, as data."""
+        if warning is not None and warning != CLEAR:
+            note: dict[str, Any] = {"warning": warning.to_json()}
+            if notice is not None:
+                note["outcome"] = notice.to_json()
+                if notice.kind == "foul":
+                    note["foul"] = True  # counted on --resume (ATK-26)
             with contextlib.suppress(UnolaunchError):  # the screen matters more than the log
                 self.session.note(note)
-        if notice:
+        if notice is not None:
             self.log.append(notice)
         if warning is not None:
-            self.warning = warning or None
+            self.warning = None if warning == CLEAR else warning
 
-    def repaint(self, notice: str | None) -> None:
+    def repaint(self, notice: Outcome | None) -> None:
         """Print ``notice`` and the screen, and re-show the prompt with what was typed."""
         with self.out_lock:
             if self._readline is not None:
                 sys.stdout.write("\r\x1b[K")
-            if notice:
-                self.say(f"  · {notice}")
+            if notice is not None:
+                self.say(f"  · {words(notice)}")
             self.draw()
             if self._asking_turn:  # whose turn it is may have changed with the press
                 self.prompt = self.prompt_for()
@@ -449,7 +450,7 @@ class Table:
             self.effects(effects)
             self.warning = overplayed(self.session, applied)
             if self.warning:
-                self.say(f"⚠ {self.warning}", style="bold yellow")
+                self.say(f"⚠ {words(self.warning)}", style="bold yellow")
             if applied:  # a refused line changed nothing: its ✗ line is all there is to see
                 self.sync_launcher()
                 self.draw()
@@ -583,9 +584,9 @@ class Table:
         elif cmd.name == "clear":
             if self.launcher is None:
                 raise TableError(_("no launcher is connected; nothing to clear"))
-            msg = self.launcher.clear()
-            self.log.append(msg.strip(" ·"))
-            self.say(msg)
+            cleared = self.launcher.clear()
+            self.log.append(cleared)
+            self.say(f"  · {words(cleared)}")
         self.warning = None
         self.sync_launcher()
         self.draw()
@@ -612,7 +613,7 @@ class Table:
             raise TableError(f"sim: {exc}") from None
         self.say("  · " + _("(simulated launcher: {command})").format(command=line))
 
-    def undo(self, n: int, after: str = "") -> str:
+    def undo(self, n: int, after: Outcome | None = None) -> str:
         """Take back ``n`` actions and say which, in words (``undid: Ann plays red 7``); the
         screen's last line becomes that (what the undone actions wrote is gone), and cards
         a taken-back press shot out go back into the launcher (ATK-25)."""
@@ -620,7 +621,6 @@ class Table:
         taken = actions_in_effect(s.journal.entries(s.id))[-n:] if n > 0 else []
         s.undo(n)
         keep_uno_said(s)
-        what = "; ".join(action_text(a, s.variant) for a in reversed(taken))
         back = sum(int(a.get("cards") or 0) for a in taken if a is not None and "press" in a)
         done = False
         if back:
@@ -629,28 +629,13 @@ class Table:
                 with contextlib.suppress(UnolaunchError, ValueError):
                     board.control(f"load {int(board.cards) + back}")
                     done = True
-        if back and done:
-            text = ngettext(
-                "undid: {what} — put the {n} card back into the launcher (done: the simulated "
-                "one holds them again)",
-                "undid: {what} — put the {n} cards back into the launcher (done: the simulated "
-                "one holds them again)",
-                back,
-            )
-        elif back:
-            text = ngettext(
-                "undid: {what} — put the {n} card back into the launcher",
-                "undid: {what} — put the {n} cards back into the launcher",
-                back,
-            )
-        else:
-            text = _("undid: {what}")
-        text = text.format(what=what, n=back)
-        if after:
-            # TRANSLATORS: what was undone, then what follows from it ("the game goes on").
-            text = _("{undone}: {after}").format(undone=text, after=after)
-        self.log.append(text)
+        args: dict[str, Any] = {"actions": list(reversed(taken)), "back": back, "done": done}
+        if after is not None:
+            args["after"] = after
+        said = Outcome("undid", args)
+        self.log.append(said)
         self.warning = None
+        text = words(said)
         self.say(f"  · {text}")
         return text
 
@@ -707,11 +692,9 @@ class Table:
                         # The last count typed is taken back, not the winning card.
                         i -= 1
                         q = others[i]
-                        text = _("undid: {who}'s count ({left})").format(
-                            who=q, left=_left_text(left.pop(q))
-                        )
-                        self.log.append(text)
-                        self.say(f"  · {text}")
+                        undone = Outcome("undid_count", {"who": q, "left": left.pop(q)})
+                        self.log.append(undone)
+                        self.say(f"  · {words(undone)}")
                         p = q
                         continue
                     if cmd is not None:
@@ -834,7 +817,7 @@ class Table:
             if cmd is not None and cmd.name == "undo":
                 if self.session.closed() and not self.reopen(w):
                     return False
-                self.undo(int(cmd.args[0]), _("the game goes on"))
+                self.undo(int(cmd.args[0]), Outcome("game_goes_on"))
                 self.draw()
                 return False
         except (ParseError, TableError) as exc:
@@ -872,7 +855,7 @@ class Table:
             style = "bold" if name == snap["game_winner"] else None
             self.say(f"   {name}{pad}  {pts:>4}", style=style)
         with contextlib.suppress(UnolaunchError):  # closed with 'yes': reopening asks first
-            self.session.note({"notice": _("the game is over: closed with 'yes'"), "closed": True})
+            self.session.note({"outcome": Outcome("closed").to_json(), "closed": True})
         self.say(_("Game {game} is in 'unolaunch history'.").format(game=self.session.id))
 
 
@@ -944,20 +927,6 @@ _DOING = {
     "reveal": N_("count the cards left"),
     "challenge": N_("challenge or accept"),
 }
-
-
-def _launcher_status(launcher: TableLauncher, inside: bool) -> str:
-    """The launcher's line for the screen; without the count of cards inside when
-    ``inside`` is false. A launcher whose ``status`` takes no ``inside`` has its English
-    count taken out of the line."""
-    try:
-        return str(launcher.status(inside=inside))  # type: ignore[call-arg]
-    except TypeError:
-        line = launcher.status()
-        return line if inside else _CARDS_INSIDE.sub("", line)
-
-
-_CARDS_INSIDE = re.compile(r" · \d+ cards? inside")
 
 
 def load_reminder(session: Session) -> str:
@@ -1046,7 +1015,7 @@ def keep_uno_said(session: Session) -> None:
 _DECK_RULE = {"attack": "ATK-1", "mario-kart": "MK-1", "pocket-pizza": "PP-1"}
 
 
-def overplayed(session: Session, actions: list[dict[str, Any]]) -> str | None:
+def overplayed(session: Session, actions: list[dict[str, Any]]) -> Outcome | None:
     """A warning when a card just played (or discarded with a Discard All) is now on the
     discard pile more often than the game's deck holds it — since the last reshuffle the
     played cards are all there, in everyone's sight (ATK-1/ATK-2, MK-1, PP-1/PP-2 counts).
@@ -1074,19 +1043,13 @@ def overplayed(session: Session, actions: list[dict[str, Any]]) -> str | None:
                 rule = "PP-2"  # the wild counts (a deck option)
             elif g.variant == "attack" and (code in ("WHF", "WAH") or code[1:] == "TH"):
                 rule = "ATK-2"  # the optional edition's cards
-            return ngettext(
-                "{card} was played {n} time since the last reshuffle, but the {game} deck has "
-                "{held} ({rule}): a typo? 'undo' takes it back",
-                "{card} was played {n} times since the last reshuffle, but the {game} deck has "
-                "{held} ({rule}): a typo? 'undo' takes it back",
-                played,
-            ).format(
-                card=card_name(code), n=played, game=variant_title(g.variant), held=held, rule=rule
-            )
+            args = {"card": code, "n": played, "variant": g.variant, "held": held, "rule": rule}
+            return Outcome("overplayed", args)
     return None
 
 
-def _left_text(value: list[str] | int) -> str:
+def left_text(value: list[str] | int) -> str:
+    """Cards left in a hand (codes) or their points, in words."""
     if isinstance(value, int):
         return ngettext("{n} point", "{n} points", value).format(n=value)
     return " ".join(card_name(c) for c in value) or _("no cards")
@@ -1183,10 +1146,9 @@ def overcounted(session: Session, left: dict[str, list[str] | int]) -> str | Non
 
 
 def effect_text(effect: Effect) -> str:
-    """An engine effect in words — cards by name, not code — without the unknown cards of
-    hidden hands (``?``)."""
-    text = re.sub(r"(?: \?)+(?= \(|$)", "", str(effect)).replace(" ? to ", " a card to ")
-    return card_names(text)
+    """An engine effect in words, in the current language — cards by name, not code —
+    without the unknown cards of hidden hands (``?``)."""
+    return words(of_effect(effect))
 
 
 def instead_text(s: Session) -> str:

@@ -383,7 +383,12 @@ class Session:
             try:
                 self.journal.append_many(
                     self.id,
-                    [("undo", {"n": n}), ("action", amended), *(("action", a) for a in after)],
+                    # the undo is marked: history says "UNO", not "undo" (issue 34)
+                    [
+                        ("undo", {"n": n, "uno": by}),
+                        ("action", amended),
+                        *(("action", a) for a in after),
+                    ],
                     **self._summary(),
                 )
             except BaseException:

@@ -24,13 +24,13 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from unolaunch.errors import UnolaunchError
-from unolaunch.i18n import N_, PSEUDO, PSEUDO_CLOSE, PSEUDO_OPEN, _, current, ngettext, use
+from unolaunch.i18n import N_, PSEUDO, PSEUDO_CLOSE, PSEUDO_OPEN, _, current, ngettext
 from unolaunch.rules import Effect, Game, IllegalMoveError
 from unolaunch.rules.actions import Action, ActionFormatError
 from unolaunch.table.app import Table, effect_text, error_text
-from unolaunch.table.launcher import press_outcome
+from unolaunch.table.outcome import CLEAR, Outcome, note_outcome, of_effects, words
 from unolaunch.table.parse import ParseError, parse_hand
-from unolaunch.table.session import TableError, actions_in_effect, fresh_game
+from unolaunch.table.session import TableError, actions_in_effect, engine_action, fresh_game
 from unolaunch.web.state import Extras, build_state, deck_codes, launcher_state
 
 #: Ends the terminal's paint thread.
@@ -93,12 +93,12 @@ def _phone_rewrites(lang: str) -> list[tuple[re.Pattern[str], str]]:
     """The rewrites of :data:`_PHONE_WORDS` in ``lang``, the current language (a key for
     the cache: built once per language): (pattern, words)."""
     out = []
-    for pattern, words in _PHONE_WORDS:
+    for pattern, phone in _PHONE_WORDS:
         translated = _(pattern)
         if current() == PSEUDO:  # the pseudo-locale's messages quote the English
             translated = translated.removeprefix(PSEUDO_OPEN).removesuffix(PSEUDO_CLOSE)
         found = [alt.strip() for alt in translated.split("|") if alt.strip()]
-        said = [alt.strip() for alt in _(words).split("|")]
+        said = [alt.strip() for alt in _(phone).split("|")]
         for i, alternative in enumerate(found):
             regex = re.escape(alternative)
             for name, group in _FIELDS.items():
@@ -144,7 +144,7 @@ class TableFront:
         self.fire: dict[str, Any] | None = None
         self._fires = 0
         #: the launcher's recent notices, numbered (what became of a phone's press)
-        self._notices: list[tuple[int, str]] = []
+        self._notices: list[tuple[int, Outcome]] = []
         self._heard_n = 0
         self._heard = threading.Condition()
         self._dealt: tuple[Any, str] = (None, "")  # (round, who) of the last deal from a phone
@@ -181,10 +181,10 @@ class TableFront:
     def _launcher_changed(self) -> None:
         self.on_change()
 
-    def notify(self, notice: str | None, warning: str | None) -> None:
+    def notify(self, notice: Outcome | None, warning: Outcome | None) -> None:
         """The launcher's notify (a foul, a fault, a press): the pages update at once, the
         terminal redraws as soon as it can."""
-        if notice:
+        if notice is not None:
             with self._heard:
                 self._heard_n += 1
                 self._notices.append((self._heard_n, notice))
@@ -199,7 +199,7 @@ class TableFront:
             notice = self._paint.get()
             if notice is _STOP:
                 return
-            self.table.repaint(notice if isinstance(notice, str) else None)
+            self.table.repaint(notice if isinstance(notice, Outcome) else None)
 
     def close(self) -> None:
         """Stop drawing the terminal for the pages (what is queued is drawn first)."""
@@ -217,7 +217,7 @@ class TableFront:
                 notice=view.notice,
                 reminder=view.reminder or None,
                 warning=view.warning,
-                log=t.log[-8:],
+                log=[words(o) for o in t.log[-8:]],
                 uno_said=list(view.uno_said),
                 fire=self.fire,
                 extra={"playable": self.playable(), "rounds": self.rounds()},
@@ -293,13 +293,10 @@ class TableFront:
                     snap = s.snapshot()
                     self._dealt = (snap["round"], player)
 
-                def dealt() -> str:
-                    return _("round {round} dealt: {dealer} deals").format(
-                        round=snap["round"], dealer=snap["dealer"]
-                    )
-
+                dealt = Outcome("dealt", {"round": snap["round"], "dealer": snap["dealer"]})
                 self._done(player, effects, dealt)
-                return 200, {"ok": True, "effects": [effect_text(e) for e in effects] or [dealt()]}
+                texts = [effect_text(e) for e in effects] or [words(dealt)]
+                return 200, {"ok": True, "effects": texts}
             elif data.get("uno") is True and set(data) == {"by", "uno"}:
                 return self._late_uno(player)
             elif "reveal" in data:
@@ -352,7 +349,7 @@ class TableFront:
                 effects = s.say_uno()
             except (TableError, IllegalMoveError) as exc:
                 return refused(409, error_text(exc))
-        self._done(player, effects, lambda: _("UNO!"))
+        self._done(player, effects, Outcome("uno"))
         return 200, {"ok": True, "effects": [effect_text(e) for e in effects] or [_("UNO!")]}
 
     def _left(self, raw: Any) -> dict[str, list[str] | int]:
@@ -408,12 +405,10 @@ class TableFront:
             )
         with self._heard:
             seen = self._heard_n
-        fires, fouls = self._fires, int(getattr(launcher, "fouls", 0))
+        fires = self._fires
         launcher.virtual_press()
-        with use(self.lang):
-            mine = _("{player} presses the simulated launcher's button").format(player=player)
-        self.notify(mine, None)
-        outcome, said = self._press_outcome(player, seen, (fires, fouls, mine))
+        self.notify(Outcome("phone_button", {"player": player}), None)
+        outcome, said = self._press_outcome(player, seen, fires)
         reply: dict[str, Any] = {"ok": True, "pressed": True, "armed": armed is not None}
         reply.update(outcome=outcome, said=said)
         if outcome == "fired" and self.fire is not None and self.fire.get("player") == player:
@@ -421,58 +416,45 @@ class TableFront:
         return 202, reply
 
     def _press_outcome(
-        self, player: str, seen: int, before: tuple[int, int, str], timeout_s: float = 3.0
+        self, player: str, seen: int, fires: int, timeout_s: float = 3.0
     ) -> tuple[str, str]:
-        """What the launcher did with ``player``'s press, from what happened after notice
-        number ``seen`` (``before``: the presses and fouls counted before it, and the
-        page's own notice): the firmware answers within a burst (a few hundred ms). A
-        press and a foul are told by the counts, not by the notices' words (they are in
-        the game's language); the reply is in the phone's."""
-        fires, fouls, mine = before
-        launcher = self.table.launcher
+        """What the launcher did with ``player``'s press, from the outcomes the launcher
+        reported after notice number ``seen`` (``fires``: the presses counted before it):
+        the firmware answers within a burst (a few hundred ms). Outcomes are data: their
+        kind says what happened; the reply is in the phone's language."""
         deadline = time.monotonic() + timeout_s
         with self._heard:
             while True:
-                new = [line for n, line in self._notices if n > seen and line != mine]
-                # the notices are in the game's language: press_outcome reads any
-                said_of = {press_outcome(line, player) for line in new}
+                new = [o for n, o in self._notices if n > seen]
+                kinds = {o.kind for o in new}
                 fire = self.fire
                 if self._fires > fires and fire is not None and fire.get("player") == player:
+                    own = [o for o in new if o.kind == "press" and o.args.get("who") == player]
+                    if own:
+                        return "fired", words(own[0])  # the launcher's line, with what followed
                     cards = int(fire.get("cards") or 0)
-                    own = [line for line in new if line.startswith(f"{player} ")]
-                    if own and current() == self.lang:
-                        return "fired", own[0]  # the launcher's line, with what followed
-                    said = ngettext(
-                        "{player} presses: {n} card out", "{player} presses: {n} cards out", cards
-                    )
-                    return "fired", said.format(player=player, n=cards)
-                if int(getattr(launcher, "fouls", 0)) > fouls or "foul" in said_of:
+                    return "fired", words(Outcome("press", {"who": player, "cards": cards}))
+                if "foul" in kinds:
                     return "foul", _(
                         "Foul: nobody owed a press, so the launcher did not fire (ATK-26)"
                     )
-                if "ignored" in said_of:
+                if "busy" in kinds:
                     return "ignored", _(
                         "The launcher was still firing and ignored your press: press again"
                     )
-                if "fault" in said_of:
+                if "fault_refused" in kinds:
                     return "fault", _("The launcher is stopped by a fault: it did not fire")
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return "pressed", _("The button is pressed: watch the table")
                 self._heard.wait(left)
 
-    def _done(
-        self, player: str, effects: list[Effect], said: Callable[[], str] | None = None
-    ) -> None:
-        """After a phone's action: the launcher follows the game and the terminal shows it
-        (in the game's language, whatever the phone reads: ``said`` makes the words of an
-        action without effects)."""
+    def _done(self, player: str, effects: list[Effect], said: Outcome | None = None) -> None:
+        """After a phone's action: the launcher follows the game and every screen shows it,
+        each in its own language (``said``: what an action without effects did)."""
         self.table.sync_launcher()
-        with use(self.lang):
-            texts = [effect_text(e) for e in effects]
-            what = "; ".join(texts) if texts else (said() if said else _("done"))
-            line = _("{player} (web): {what}").format(player=player, what=what)
-        self.notify(line, "")
+        then = of_effects(effects) or ([said] if said is not None else [])
+        self.notify(Outcome("phone", {"who": player, "then": then}), CLEAR)
 
 
 def round_results(record: Any, entries: Sequence[Any]) -> list[dict[str, Any]]:
@@ -492,41 +474,37 @@ def round_results(record: Any, entries: Sequence[Any]) -> list[dict[str, Any]]:
     return out
 
 
-def journal_log(session: Any) -> list[str]:
-    """What happened in ``session``'s game so far, in the game screen's words (each
-    action's effects, the table's notices, deals and undos), from its journal replayed on a
-    fresh engine: the log a resumed game shows. Stops at an entry that does not replay."""
+def journal_log(session: Any) -> list[Outcome]:
+    """What happened in ``session``'s game so far (each action's effects, the table's
+    notices, deals and undos), as outcomes, from its journal replayed on a fresh engine:
+    the log a resumed game shows. Stops at an entry that does not replay."""
     game = fresh_game(session.record)
-    out: list[str] = []
+    out: list[Outcome] = []
     for e in session.journal.entries(session.id):
         data = e.data
         try:
             if e.kind == "action":
-                effects = game.apply(data)
+                effects = game.apply(engine_action(data))
                 cards = data.get("cards")
                 if data.get("press") is True and isinstance(cards, int):
                     # as the launcher's line says it (table/launcher.py)
-                    said = ngettext(
-                        "{player} presses: {n} card out", "{player} presses: {n} cards out", cards
-                    ).format(player=data["by"], n=cards)
-                    rest = "; ".join(effect_text(x) for x in effects if x.kind != "draw")
-                    out.append(f"{said} · {rest}" if rest else said)
+                    then = of_effects([x for x in effects if x.kind != "draw"])
+                    out.append(Outcome("press", {"who": data["by"], "cards": cards, "then": then}))
                 else:
-                    out += [effect_text(x) for x in effects]
+                    out += of_effects(effects)
             elif e.kind == "undo":
                 n = int(data.get("n", 1))
                 game.undo(n)
-                out.append(ngettext("undid {n} action", "undid {n} actions", n).format(n=n))
+                if not data.get("uno"):  # a late UNO is journaled as undo + the amended play
+                    out.append(Outcome("undid_n", {"n": n}))
             elif e.kind == "deal":
                 game.next_round()
                 snap = game.snapshot()
-                out.append(
-                    _("round {round} dealt: {dealer} deals").format(
-                        round=snap["round"], dealer=snap["dealer"]
-                    )
-                )
-            elif e.kind == "note" and isinstance(data.get("notice"), str):
-                out.append(str(data["notice"]))
+                out.append(Outcome("dealt", {"round": snap["round"], "dealer": snap["dealer"]}))
+            elif e.kind == "note":
+                said = note_outcome(data)
+                if said is not None:
+                    out.append(said)
         except (IllegalMoveError, ValueError, KeyError, TypeError):
             break
     return out
