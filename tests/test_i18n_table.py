@@ -49,13 +49,14 @@ def _screen_lines(raw: bytes) -> list[str]:
 
 
 def _type_in_pty(args: list[str], lines: list[str], timeout: float = 240) -> tuple[bytes, int]:
-    """Run ``unolaunch ARGS`` in a pseudo-terminal (readline, line editing: as a person
-    plays), typing ``lines``; return everything it wrote and its exit status. The output is
-    read on a thread while the lines are typed, so neither side ever waits on the other."""
+    """Run ``unolaunch ARGS`` in a pseudo-terminal (prompt_toolkit's line editing, on a
+    dumb terminal: table_pty.Player), typing ``lines``; return everything it wrote and its
+    exit status. The output is read on a thread while the lines are typed, so neither side
+    ever waits on the other."""
     child = Spawn(
         sys.executable,
         ["-m", "unolaunch", *args],
-        env=cli_env({"COLUMNS": "120"}),
+        env=cli_env({"COLUMNS": "120", "TERM": "dumb"}),
         dimensions=(60, 120),
         timeout=timeout,
     )

@@ -1228,12 +1228,12 @@ class Game:
                     total += value
             self._score(total)
         elif kind == OB_TURNED:
-            self._item_turned(seat, parse_card(action.turned), b, a)
+            self._item_reported(seat, str(action.turned), b, a)
         elif kind == OB_VERDICT:
             self._resolve_challenge(seat, a, True, int(action.won))
 
-    def _item_turned(self, seat: int, turned: int, color: int, target: int) -> None:
-        raise NotImplementedError
+    def _item_reported(self, seat: int, turned: str, color: int, target: int) -> None:
+        raise NotImplementedError  # UNO Mario Kart's Wild Item Box
 
     # ------------------------------------------------------------------ public API
     @property

@@ -121,11 +121,12 @@ class MarioKartGame(Game):
         if self.hidden:
             turned = extra.turned if extra is not None else None
             if turned is None:
+                # asked next; until then there is no colour to match (MK-13: the turned
+                # card's colour will be), not the one before the Item Box
+                self._set_top(self.discard[-1], C.WILD)
                 self.pending.append((OB_TURNED, seat, target, color, "MK-13"))
                 return
-            if self.stock or self._refill():
-                self.stock.pop()
-            self._item_turned(seat, parse_card(turned), color, target)
+            self._item_reported(seat, turned, color, target)
             return
         if not self.stock and not self._refill():
             # Decision: nothing to turn: the Item Box is a plain Wild.
@@ -136,6 +137,14 @@ class MarioKartGame(Game):
             self._end_turn()
             return
         self._item_turned(seat, self.stock.pop(), color, target)
+
+    def _item_reported(self, seat: int, turned: str, color: int, target: int) -> None:
+        # Hidden hands: the table reports the card the Item Box turned (with the play, or
+        # when asked). Either way it is the top card of the stock that was turned (MK-13):
+        # one path, so the stock loses it both ways (issue 34, item 2).
+        if self.stock or self._refill():
+            self.stock.pop()
+        self._item_turned(seat, parse_card(turned), color, target)
 
     def _item_turned(self, seat: int, t: int, color: int, target: int) -> None:
         self.discard.append(t)

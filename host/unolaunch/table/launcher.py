@@ -127,10 +127,17 @@ class LinkedLauncher:
         self.fouls = 0
         self.largest_burst: int | None = None  # from the launcher's configuration
         self._loaded: tuple[Any, bool] | None = None
+        #: --port sim: the game's stock changed by the table's own hand (a hand size fixed,
+        #: an undo): the simulated magazine follows it at the next sync (one count, one
+        #: owner: the game's stock, which its presses move with it)
+        self._realign = False
+        if sim is not None:
+            session.listen(self._on_session)
         #: (boot, seq) of the last numbered launcher event taken in (protocol 3): one at or
         #: below it is a duplicate (a replay, a catch-up) and is never applied again
         self.applied: tuple[Any, int] | None = None
-        self._caught: dict[str, list[int]] = {}  # a catch-up's presses: player -> cards
+        #: while catching up: what the events said, in order (said after, in one go)
+        self._caught: list[tuple[Outcome | None, Outcome | None]] | None = None
         #: called whenever what :meth:`status` and the counters show changed without a
         #: ``notify`` (an arming after a move typed at the terminal): the web pages follow
         self.on_change: Callable[[], None] = lambda: None
@@ -206,7 +213,8 @@ class LinkedLauncher:
         since = int(mark["seq"]) if mark is not None and mark.get("boot") == boot else None
         if prev is not None and prev[0] == boot:  # a reconnect: what this process took in
             since = max(since or 0, prev[1])
-        if since is None and mark is not None:
+        if since is None and mark is not None and self.sim is None:
+            # (a simulated launcher is this process's own: it did not run meanwhile)
             self.notify(Outcome("restarted_away"), Outcome("restarted_away_warning"))
         elif since is not None:
             try:
@@ -219,25 +227,50 @@ class LinkedLauncher:
             else:
                 with self._lock:
                     self.applied = (boot, since)
-                    self._caught = {}
-                for ev in missed:
-                    self.handle(dict(event_dict(ev), caught_up=True))
-                self._say_caught_up()
+                    self._caught = []
+                try:
+                    for ev in missed:
+                        self.handle(dict(event_dict(ev), caught_up=True))
+                finally:
+                    self._say_caught_up()
         with self._lock:
             seq = self.applied[1] if self.applied else 0
         with contextlib.suppress(UnolaunchError):
             self.session.mark_launcher({"boot": boot, "seq": seq, "event": "connected"})
 
-    def _say_caught_up(self) -> None:
+    def _tell(self, notice: Outcome | None, warning: Outcome | None) -> None:
+        """Notify — or, while catching up, keep it to be said in its place after."""
         with self._lock:
-            caught, self._caught = self._caught, {}
-        if not caught:
-            return
-        parts = [
-            Outcome("pressed_away", {"who": player, "times": len(outs), "cards": sum(outs)})
-            for player, outs in caught.items()
-        ]
-        self.notify(Outcome("caught_up", {"presses": parts}), CLEAR)
+            caught = self._caught
+            if caught is not None:
+                caught.append((notice, warning))
+                return
+        self.notify(notice, warning)
+
+    def _say_caught_up(self) -> None:
+        """What happened while unolaunch was away, in the order it happened: each run of
+        presses in one line (who pressed how often, the cards out), a foul or a fault in its
+        place between them (issue 34, item 9: a foul came before the presses made earlier)."""
+        with self._lock:
+            caught, self._caught = self._caught or [], None
+        run: dict[str, list[int]] = {}
+
+        def presses() -> None:
+            if run:
+                parts = [
+                    Outcome("pressed_away", {"who": who, "times": len(outs), "cards": sum(outs)})
+                    for who, outs in run.items()
+                ]
+                self.notify(Outcome("caught_up", {"presses": parts}), CLEAR)
+                run.clear()
+
+        for notice, warning in caught:
+            if notice is not None and notice.kind == "pressed_away":
+                run.setdefault(str(notice.args["who"]), []).append(int(notice.args["cards"]))
+                continue
+            presses()
+            self.notify(notice, warning)
+        presses()
 
     def _on_link_event(self, ev: dict[str, Any]) -> None:
         if ev.get("event") == "link" and ev.get("state") == "lost":
@@ -295,18 +328,32 @@ class LinkedLauncher:
         if changed:
             self.on_change()
 
+    def _on_session(self, kind: str, data: dict[str, Any]) -> None:
+        # (under the session's lock: only a flag) A correction or an undo moved cards
+        # between the stock and a hand by the table's word; a stray card's correction
+        # records cards the magazine already let out.
+        if kind == "undo" or (kind == "action" and "correct" in data and "reason" not in data):
+            self._realign = True
+
     def _load_sim(self) -> bool:
         """``--port sim``: once a round's start card is down, the simulated launcher holds
-        exactly the stock, as the players would load a real one (ATK-3). True when loaded."""
+        exactly the stock, as the players would load a real one (ATK-3); after a hand size
+        fixed or an undo it holds the stock again (issue 34, item 5: the magazine kept its
+        own count, which 'fix' did not move and '--resume' then reloaded from the stock).
+        True when loaded."""
         if self.sim is None:
             return False
         snap = self.session.snapshot()
         key = (snap.get("round"), snap.get("top") is not None)
-        if key != self._loaded and snap.get("top") is not None:
-            self.sim.control(f"load {int(snap.get('stock_size') or 0)}")
-            self._loaded = key
-            return True
-        return False
+        if snap.get("top") is None or (key == self._loaded and not self._realign):
+            return False
+        stock = int(snap.get("stock_size") or 0)
+        self._realign = False
+        self._loaded = key
+        if int(self.sim.cards) == stock:
+            return False
+        self.sim.control(f"load {stock}")
+        return True
 
     def next_press(self) -> str:
         """Who presses next and how many presses remain (what a fault leaves to do)."""
@@ -473,10 +520,10 @@ class LinkedLauncher:
         if reason == "fault":
             # the owed press may be this very one: not a foul, nothing happened
             args = {"fault": self.fault or "fault", "next": self.next_outcome()}
-            self.notify(Outcome("fault_refused"), Outcome("fault_refused_warning", args))
+            self._tell(Outcome("fault_refused"), Outcome("fault_refused_warning", args))
             return
         if reason == "busy":
-            self.notify(Outcome("busy"), Outcome("busy_warning", {"next": self.next_outcome()}))
+            self._tell(Outcome("busy"), Outcome("busy_warning", {"next": self.next_outcome()}))
             return
         with self._lock:
             self.fouls += 1
@@ -484,7 +531,7 @@ class LinkedLauncher:
         warning = Outcome(
             "foul_warning", {"who": aw.get("by"), "verbs": list(aw.get("verbs", []))} if aw else {}
         )
-        self.notify(Outcome("foul"), warning)
+        self._tell(Outcome("foul"), warning)
 
     def _fault(self, ev: dict[str, Any]) -> None:
         code = str(ev.get("code", "fault"))
@@ -506,7 +553,7 @@ class LinkedLauncher:
             "stock": stock,
             "next": self.next_outcome(),
         }
-        self.notify(Outcome("fault", {"fault": code}), Outcome("fault_warning", help_args))
+        self._tell(Outcome("fault", {"fault": code}), Outcome("fault_warning", help_args))
 
     def _stray(self, ev: dict[str, Any]) -> None:
         """Cards the sensor saw leave between bursts: a card pulled out of a jam, one the
@@ -518,7 +565,7 @@ class LinkedLauncher:
         with self._lock:
             self.cards_out += cards
         if not isinstance(player, str) or player not in self.session.players:
-            self.notify(None, Outcome("stray_nobody", {"n": cards}))
+            self._tell(None, Outcome("stray_nobody", {"n": cards}))
             return
         size = int(self.session.snapshot()["hand_sizes"].get(player, 0))
         try:
@@ -530,9 +577,9 @@ class LinkedLauncher:
             )
         except (IllegalMoveError, UnolaunchError) as exc:
             args = {"n": cards, "who": player, "error": str(exc)}
-            self.notify(None, Outcome("stray_failed", args))
+            self._tell(None, Outcome("stray_failed", args))
             return
-        self.notify(Outcome("stray", {"n": cards, "who": player, "size": size + cards}), None)
+        self._tell(Outcome("stray", {"n": cards, "who": player, "size": size + cards}), None)
 
     def _eject(self, ev: dict[str, Any]) -> None:
         player = ev.get("player")
@@ -551,7 +598,7 @@ class LinkedLauncher:
                 if a.mode == "until_card" and cards == 0:
                     self.armed = a
         if not isinstance(player, str):
-            self.notify(Outcome("eject_nobody", {"n": cards}), Outcome("eject_nobody_warning"))
+            self._tell(Outcome("eject_nobody", {"n": cards}), Outcome("eject_nobody_warning"))
             return
         try:
             effects = self.session.apply(
@@ -560,16 +607,16 @@ class LinkedLauncher:
             )
         except IllegalMoveError as exc:
             args = {"who": player, "n": cards, "rule": exc.rule}
-            self.notify(None, Outcome("press_misfit", args))
+            self._tell(None, Outcome("press_misfit", args))
             return
         if ev.get("caught_up"):
-            with self._lock:
-                self._caught.setdefault(player, []).append(cards)
-            return  # one line for the whole catch-up (catch_up), and the arming after it
+            # said with the catch-up's other presses (catch_up), and the arming after it
+            self._tell(Outcome("pressed_away", {"who": player, "cards": cards}), None)
+            return
         self.sync()
         # The cards a press brought are in its first words; then what else happened.
         then = of_effects([e for e in effects if e.kind != "draw"])
-        self.notify(Outcome("press", {"who": player, "cards": cards, "then": then}), CLEAR)
+        self._tell(Outcome("press", {"who": player, "cards": cards, "then": then}), CLEAR)
 
 
 def arming_json(a: Arming) -> dict[str, Any]:
@@ -643,7 +690,10 @@ def connect(
     if port == "sim":
         from unolaunch.sim import make_launcher
 
-        stock = int(session.snapshot().get("stock_size") or 0)
+        snap = session.snapshot()
+        # the players load the launcher once the start card is turned up (ATK-3): before
+        # that it is empty, as the screen says (issue 34, item 7)
+        stock = int(snap.get("stock_size") or 0) if snap.get("top") is not None else 0
         sim = make_launcher(board, rp2_dir=rp2_dir, cards=stock).start()
         device = sim.port
         for _ in range(50):  # the firmware boots in well under a second

@@ -30,7 +30,13 @@ from unolaunch.rules.actions import Action, ActionFormatError
 from unolaunch.table.app import Table, effect_text, error_text
 from unolaunch.table.outcome import CLEAR, Outcome, note_outcome, of_effects, words
 from unolaunch.table.parse import ParseError, parse_hand
-from unolaunch.table.session import TableError, actions_in_effect, engine_action, fresh_game
+from unolaunch.table.session import (
+    StaleLine,
+    TableError,
+    actions_in_effect,
+    engine_action,
+    fresh_game,
+)
 from unolaunch.web.state import Extras, build_state, deck_codes, launcher_state
 
 #: Ends the terminal's paint thread.
@@ -51,6 +57,13 @@ def refused(status: int, message: str, rule: str | None = None) -> Reply:
     body: dict[str, Any] = {"ok": False, "error": phone_words(message)}
     if rule:
         body["rule"] = rule
+    return status, body
+
+
+def stale(exc: StaleLine) -> Reply:
+    """A move made before the game moved on: 409, ``"stale": true`` and the version now."""
+    status, body = refused(409, str(exc))
+    body.update(stale=True, at=exc.version)
     return status, body
 
 
@@ -148,6 +161,8 @@ class TableFront:
         self._heard_n = 0
         self._heard = threading.Condition()
         self._dealt: tuple[Any, str] = (None, "")  # (round, who) of the last deal from a phone
+        self._button = threading.Lock()  # one phone press at a time (issue 34, item 10)
+        self._pressed: dict[str, int] = {}  # the version each player's last press was made at
         self._rounds: tuple[Any, list[dict[str, Any]]] = (None, [])
         self.session.listen(self._on_session)
         if not table.log:  # --resume: the log as it was, from the journal
@@ -213,14 +228,19 @@ class TableFront:
             view = t.view()
             extras = Extras(
                 game_id=self.session.id,
-                launcher=launcher_state(t.launcher),
+                launcher=launcher_state(t.launcher, inside=t.inside_known()),
                 notice=view.notice,
                 reminder=view.reminder or None,
                 warning=view.warning,
                 log=[words(o) for o in t.log[-8:]],
                 uno_said=list(view.uno_said),
                 fire=self.fire,
-                extra={"playable": self.playable(), "rounds": self.rounds()},
+                extra={
+                    "playable": self.playable(),
+                    "rounds": self.rounds(),
+                    # the game's version: a phone's move carries it back (issue 34)
+                    "at": self.session.version,
+                },
             )
             return build_state(self.session.game, extras)
 
@@ -268,8 +288,16 @@ class TableFront:
         """Carry out ``player``'s action (``by`` already checked to be ``player``): a
         scenario-format action, or the web's two table steps ``{"by", "deal": true}`` (deal
         the next round) and ``{"by", "reveal": {NAME: "r5 g7" | "37"}}`` (round end, read
-        as the terminal reads it). Refusals carry the terminal's message."""
+        as the terminal reads it). Refusals carry the terminal's message.
+
+        ``"at"``: the game's version the phone made the move at (the state's ``at``; the
+        pages always send it): when the game has moved on since, the move is refused — 409
+        with ``"stale": true`` and the version now — and nothing is recorded (issue 34)."""
         s = self.session
+        data = dict(data)
+        at = data.pop("at", None)
+        if at is not None and (not isinstance(at, int) or isinstance(at, bool)):
+            return refused(400, _("at: the game's version the move was made at (the state's at)"))
         try:
             if "deal" in data:
                 _only(data, "deal")
@@ -289,6 +317,7 @@ class TableFront:
                                 round=snap["round"]
                             )
                         return refused(409, said)
+                    s.expect(at)
                     effects = s.next_round()
                     snap = s.snapshot()
                     self._dealt = (snap["round"], player)
@@ -298,7 +327,7 @@ class TableFront:
                 texts = [effect_text(e) for e in effects] or [words(dealt)]
                 return 200, {"ok": True, "effects": texts}
             elif data.get("uno") is True and set(data) == {"by", "uno"}:
-                return self._late_uno(player)
+                return self._late_uno(player, at)
             elif "reveal" in data:
                 _only(data, "reveal")
                 left = self._left(data["reveal"])
@@ -309,6 +338,7 @@ class TableFront:
                     if aw.get("by") != player:
                         said = _("{player} went out: {player} reports the hands left")
                         return refused(409, said.format(player=aw.get("by")))
+                    s.expect(at)
                     effects = s.reveal(left)
             else:
                 action = Action.from_dict(data)
@@ -317,8 +347,10 @@ class TableFront:
                         403, _("card counts are corrected at the terminal, by the table")
                     )
                 if action.verb == "press" and action.cards is None:
-                    return self._press(player)
-                effects = s.apply(dict(data))
+                    return self._press(player, at)
+                effects = s.apply(data, expect=at)
+        except StaleLine as exc:
+            return stale(exc)
         except (ActionFormatError, ParseError) as exc:
             return refused(400, str(exc))
         except IllegalMoveError as exc:
@@ -330,7 +362,7 @@ class TableFront:
         self._done(player, effects)
         return 200, {"ok": True, "effects": [effect_text(e) for e in effects]}
 
-    def _late_uno(self, player: str) -> Reply:
+    def _late_uno(self, player: str, at: int | None = None) -> Reply:
         """COM-6: UNO said just after the play that left one card, as ``uno`` typed at the
         terminal — only by the player who played it, and only until someone catches them
         or the next player begins (while they are ``uno_catchable``)."""
@@ -346,7 +378,9 @@ class TableFront:
                     "COM-6",
                 )
             try:
-                effects = s.say_uno()
+                effects = s.say_uno(expect=at)
+            except StaleLine as exc:
+                return stale(exc)
             except (TableError, IllegalMoveError) as exc:
                 return refused(409, error_text(exc))
         self._done(player, effects, Outcome("uno"))
@@ -372,13 +406,18 @@ class TableFront:
             left[name] = parse_hand(text, ctx)
         return left
 
-    def _press(self, player: str) -> Reply:
+    def _press(self, player: str, at: int | None = None) -> Reply:
         """A press without its card count: the launcher's button. With ``--port sim`` the
         page presses the simulated button (a press nobody owes is the firmware's foul,
         ATK-26) and the reply says what the launcher did with it (``outcome``: ``fired``
         with the ``cards``, ``foul``, ``ignored`` while it was firing, ``fault``, or
         ``pressed`` when it has not said yet); a real launcher is pressed by hand; with
-        none, the count is needed."""
+        none, the count is needed.
+
+        One phone press at a time, its check and its press in one step (issue 34, item
+        10): a press that comes while another is being made is refused (nothing pressed);
+        a press sent again at the same version of the game (a double tap, a phone's retry)
+        is refused as already made; a press typed before the game moved on is stale."""
         launcher = self.table.launcher
         if launcher is None or not launcher.working():
             example = f'{{"by": "{player}", "press": true, "cards": 2}}'
@@ -389,24 +428,54 @@ class TableFront:
                 ),
             )
         sim = getattr(launcher, "sim", None)
-        armed = getattr(launcher, "armed", None)
         if sim is None:
             return refused(
                 409, _("press the launcher's button: it fires for whoever it is armed for")
             )
-        if armed is not None and armed.player != player:
+        if not self._button.acquire(blocking=False):
             return refused(
                 409,
                 _(
-                    "the launcher is armed for {player}, not for you: nothing was pressed "
-                    "(wait until the table says it is your press)"
-                ).format(player=armed.player),
-                "ATK-26",
+                    "another press from a phone is being made: nothing was pressed (wait for "
+                    "the launcher's answer, then press again if it is still yours)"
+                ),
             )
-        with self._heard:
-            seen = self._heard_n
-        fires = self._fires
-        launcher.virtual_press()
+        try:
+            return self._press_now(player, at, launcher)
+        finally:
+            self._button.release()
+
+    def _press_now(self, player: str, at: int | None, launcher: Any) -> Reply:
+        """:meth:`_press` once the button is this request's."""
+        s = self.session
+        with s.lock:  # checked and pressed in one step: nothing moves the game in between
+            try:
+                s.expect(at)
+            except StaleLine as exc:
+                return stale(exc)
+            if at is not None and self._pressed.get(player) == at:
+                return refused(
+                    409,
+                    _(
+                        "this press was made already (a second tap): nothing was pressed again; "
+                        "press again once the table shows the new state"
+                    ),
+                )
+            armed = getattr(launcher, "armed", None)
+            if armed is not None and armed.player != player:
+                return refused(
+                    409,
+                    _(
+                        "the launcher is armed for {player}, not for you: nothing was pressed "
+                        "(wait until the table says it is your press)"
+                    ).format(player=armed.player),
+                    "ATK-26",
+                )
+            with self._heard:
+                seen = self._heard_n
+            fires = self._fires
+            launcher.virtual_press()
+            self._pressed[player] = s.version
         self.notify(Outcome("phone_button", {"player": player}), None)
         outcome, said = self._press_outcome(player, seen, fires)
         reply: dict[str, Any] = {"ok": True, "pressed": True, "armed": armed is not None}
