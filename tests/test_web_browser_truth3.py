@@ -25,7 +25,8 @@ def free_port() -> int:
 
 
 def test_item3_item9_a_wild_item_box_from_a_phone_and_the_phone_after_a_restart(
-    tmp_path: Path, chromium: Any
+    tmp_path: Path,
+    chromium: Any,  # noqa: F811  (the fixture imported above)
 ) -> None:
     """Item 3 (MK-13): the phone asked for a colour before a Wild Item Box (it names none:
     the card it turns up decides) and showed the colour before it while the card was
@@ -79,7 +80,8 @@ def test_item3_item9_a_wild_item_box_from_a_phone_and_the_phone_after_a_restart(
 
 
 def test_item7_before_the_start_card_the_table_view_counts_nothing_inside(
-    tmp_path: Path, chromium: Any
+    tmp_path: Path,
+    chromium: Any,  # noqa: F811  (the fixture imported above)
 ) -> None:
     """ATK-3: before the start card the table view said "load the other 90" beside a
     launcher line of "91 cards inside" (the last count; the players load the launcher

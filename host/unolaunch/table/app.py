@@ -421,6 +421,11 @@ class Table:
         except StaleLine as exc:
             self.stale(line, exc)
         except (ParseError, TableError, IllegalMoveError) as exc:
+            try:  # typed for a state that is gone: that is what to say, not why it misreads now
+                s.expect(at)
+            except StaleLine as moved:
+                self.stale(line, moved)
+                return
             self.error(exc)
 
     def stale(self, line: str, exc: StaleLine) -> None:
