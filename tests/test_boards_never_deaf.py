@@ -89,28 +89,16 @@ def settled_presses(fw: Link, before: int, lengths: list[int], hw_from: int) -> 
     """The presses counted since ``before``, once the mechanics have made every press of
     ``lengths`` (the unix board holds a press the firmware was descheduled for until it
     has read it: on a loaded machine the last one may end seconds late) and the board's
-    clock has run up to two more seconds (a lost press never comes).
-
-    A press the simulated mechanics never started (seen once in a few full runs on a
-    loaded machine: a queued ``press`` control that never became a button change, with
-    the board counting exactly the presses that were made) is made again, so the count
-    stays the firmware's to get right."""
+    clock has run up to two more seconds (a lost press never comes). (The unix board
+    once merged two queued presses into one on a loaded machine: a hard IRQ handler's pin
+    read re-entered the world's update, test_fw_board.py
+    ::test_queued_presses_stay_apart_when_an_irq_handler_reads_the_pin.)"""
     want = len(lengths)
     deadline = time.monotonic() + 120
-    idle_since = None
     while _released(fw, hw_from) < want:
         assert time.monotonic() < deadline, (
             f"the mechanics made {_released(fw, hw_from)} of {want} presses in 120 s"
         )
-        buttons = [ev for ev in fw.hw_events()[hw_from:] if ev.get("hw") == "button"]
-        if buttons and buttons[-1]["down"] is False:
-            idle_since = idle_since or time.monotonic()
-            if time.monotonic() - idle_since > 10:  # up for 10 s with presses still queued
-                for ms in lengths[_released(fw, hw_from) :]:
-                    fw.control(f"press {ms}")
-                idle_since = None
-        else:
-            idle_since = None
         time.sleep(0.1)
     start = fw.request("status", timeout=30)
     status = start
