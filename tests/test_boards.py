@@ -177,6 +177,24 @@ def test_config_on_flash_survives_a_reset(board: str) -> None:
 
 
 @BOARD
+def test_what_a_host_writes_while_the_board_restarts_reaches_the_new_boot(board: str) -> None:
+    """Issue 31: a host that writes while the launcher restarts (its reset button) is
+    answered by the new boot, however long the boot takes: a Pico's USB keeps what the host
+    sent until the firmware reads it. The rp2040 board lost bytes sent before the new
+    chip's USB was up (the simulator still thought the old one was): one hello right after
+    a reset was never answered, and `play --resume` gave up on a launcher that was booting."""
+    with board_link(board) as fw:
+        first = fw.hello()["boot"]
+        for n in range(2):
+            fw.sim.reset()
+            req = 900 + n
+            fw.send_raw(b"\n" + json.dumps({"id": req, "cmd": "hello"}).encode() + b"\n")
+            reply = fw.reply_to(req, timeout=120)  # one hello, never sent again
+            assert reply["ok"] and reply["boot"] != first, reply
+            first = reply["boot"]
+
+
+@BOARD
 def test_safe_mode_when_the_button_is_held_at_power_up(board: str) -> None:
     sim = start_board(board)
     try:

@@ -226,7 +226,14 @@ def run(args: argparse.Namespace) -> int:
             from unolaunch.table.launcher import connect
 
             try:
-                launcher = connect(port, session, notify, board=args.board, rp2_dir=args.rp2_dir)
+                launcher = connect(
+                    port,
+                    session,
+                    notify,
+                    board=args.board,
+                    rp2_dir=args.rp2_dir,
+                    say=lambda text: table.say(f"⏳ {text}"),
+                )
                 table.launcher = launcher
                 if front is not None:
                     front.follow(launcher)

@@ -683,6 +683,7 @@ class Rp2040Launcher(SimBoard):
             if not self._plugged_now():
                 return
             self._send({"op": "reset"})
+            self._usb_up = False  # the chip's USB goes down with it, until it enumerates again
             self._power_off_outputs()
             self._booted("reset")
         elif cmd in ("stall", "unstall"):
