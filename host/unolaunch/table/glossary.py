@@ -246,6 +246,21 @@ COMMANDS: dict[str, str] = {
     "losað": "unjam",
 }
 
+#: The simulated launcher's controls (``--port sim``), after ``sim``: what 'unolaunch sim'
+#: reads in English (``sim stífla`` is ``sim jam``).
+SIM: dict[str, str] = {
+    "sim stífla": "sim jam",
+    "sim losa": "sim unjam",
+    "sim hlaða": "sim load",
+    "sim aftengja": "sim unplug",
+    "sim tengja": "sim replug",
+    "sim endurræsa": "sim reset",
+    "sim frysta": "sim stall",
+    "sim þíða": "sim unstall",
+    "sim halda": "sim hold",
+    "sim ýta": "sim press",
+}
+
 #: Answers (yes/no, none) and the small words of a sentence the parser passes over.
 WORDS: dict[str, str] = {
     "já": "yes",
@@ -280,6 +295,7 @@ WORDS: dict[str, str] = {
     "lagði": "played",
     "ég": "",  # "ég dreg", "ég passa": the subject is passed over
     "og": "and",
+    "við": "with",  # 'skipta við Þóru' (ATK-19)
     "svo": "then",
     "síðan": "then",
     "með": "with",
@@ -292,7 +308,15 @@ WORDS: dict[str, str] = {
 }
 
 #: Everything above: Icelandic word or phrase -> English words of the parser.
-TERMS: dict[str, str] = {**COLOURS, **NUMBERS, **CARD_NOUNS, **CARDS, **COMMANDS, **WORDS}
+TERMS: dict[str, str] = {
+    **COLOURS,
+    **NUMBERS,
+    **CARD_NOUNS,
+    **CARDS,
+    **COMMANDS,
+    **SIM,
+    **WORDS,
+}
 
 #: Icelandic letters written without their accents, as on a keyboard without them.
 _PLAIN = str.maketrans(

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from unolaunch import declension
 from unolaunch.errors import UnolaunchError
 from unolaunch.i18n import N_, _, current, pgettext
 from unolaunch.table import glossary
@@ -308,13 +309,17 @@ def _english(raw: list[str]) -> list[Word]:
 
 
 def _player(word: str, players: Sequence[str]) -> str | None:
-    """The player named ``word`` (case-insensitive; a unique prefix of 2+ letters works;
-    without its accents too when nobody is named so: ``orn`` is Örn, ``thora`` Þóra)."""
+    """The player named ``word`` (case-insensitive; in any case of an Icelandic name:
+    ``Þóru`` is Þóra, ``Erni`` Örn; a unique prefix of 2+ letters works; without its
+    accents too when nobody is named so: ``orn`` is Örn, ``thora`` Þóra)."""
     for key in (name_key, _plain_key):
         typed = key(word)
         exact = [p for p in players if key(p) == typed]
         if exact:
             return exact[0]
+        declined = [p for p in players if typed in {key(f) for f in declension.readings(p)}]
+        if len(declined) == 1:
+            return declined[0]
         if len(typed) >= 2:
             prefixed = [p for p in players if key(p).startswith(typed)]
             if len(prefixed) == 1:
@@ -759,6 +764,11 @@ def _table_fact(by: str, toks: list[str], ctx: Context) -> Move:
 
 def _is_fix(toks: list[str]) -> bool:
     return len(toks) == 2 and _count(toks[1]) is not None
+
+
+#: The simulated launcher's controls after ``sim`` (what 'unolaunch sim' reads).
+_SIM_WORDS = {"jam", "unjam", "load", "unplug", "replug", "reset", "stall", "unstall", "hold"}
+_SIM_WORDS |= {"press", "down", "up"}
 
 
 def _command(toks: list[str], ctx: Context) -> Command | None:
@@ -1374,11 +1384,14 @@ def help_text(ctx: Context) -> str:
             "  --port sim: 'sim jam', 'sim unjam', 'sim load 40', 'sim unplug', 'sim replug',"
             " 'sim reset', 'sim stall' ... (what 'unolaunch sim' reads)"
         ),
-        _("At a round's end, the cards left in each hand ('r5 g7 wild blue skip') or their"),
+        _("At a round's end, the cards left in each hand ('{hand}') or their"),
         _("  points (37), 'none' for no cards; they must fit the hand size shown — 'fix NAME N'"),
         _("  first if it is wrong (COM-8). 'undo' goes back across a round's or the game's end."),
     ]
-    return "\n".join(line.format(codes=codes, **names) for line in lines)
+    # A hand at a round's end, of this variant's cards (Mario Kart has no plain Wild).
+    wild = _say_phrase("wild +4" if v == "mario-kart" else "wild")
+    hand = f"r5 g7 {wild} {_colour('blue')} {_say('skip')}"
+    return "\n".join(line.format(codes=codes, hand=hand, **names) for line in lines)
 
 
 #: Every word the English side of the parser reads: an Icelandic term written without its
@@ -1400,6 +1413,7 @@ _ENGLISH = frozenset(
     | {"has", "none", "nothing", "empty", "points", "point", "pts", "pt", "more", "sim"}
     | {"win", "wins", "lose", "loses", "given", "gives", "came", "out", "up", "show", "is"}
     | {"cancel", "next", "end", "reopen"}  # answers to the table's questions (app.py)
+    | _SIM_WORDS
 )
 #: Icelandic word or phrase -> the English words it stands for (glossary.py).
 _ICELANDIC = glossary.terms(_ENGLISH)
