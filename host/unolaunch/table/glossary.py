@@ -294,6 +294,8 @@ WORDS: dict[str, str] = {
     "leggur": "plays",
     "lagði": "played",
     "ég": "",  # "ég dreg", "ég passa": the subject is passed over
+    **dict.fromkeys(("kom út", "komu út"), "came out"),  # 'ýtti, 2 komu út' (ATK-5)
+    **dict.fromkeys(("kom", "komu"), "came"),
     "og": "and",
     "við": "with",  # 'skipta við Þóru' (ATK-19)
     "svo": "then",
