@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import sys
 import math
+import sys
 
 
 def add_port_argument(parser: argparse.ArgumentParser) -> None:
