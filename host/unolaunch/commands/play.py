@@ -273,12 +273,14 @@ def keep_language(journal: Journal, session: Any, lang: str, asked: str | None) 
     """A resumed game speaks the language it was played in unless ``--lang`` (``asked``)
     says otherwise; then the new language is kept with the game for the next ``--resume``.
     A game from before languages were kept (none stored) goes on in ``lang``, and keeps it."""
+    from unolaunch.commands import language_hint
     from unolaunch.i18n import LANGUAGES, PSEUDO, set_language
 
     stored = session.record.lang
     if asked is None and stored in (*LANGUAGES, PSEUDO):
         if stored != lang:
             set_language(stored)
+            language_hint(stored)
         return
     if stored != lang:
         journal.set_lang(session.id, lang)
