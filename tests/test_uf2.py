@@ -566,3 +566,20 @@ def test_a_refused_config_is_a_usage_error_in_the_library_too(tmp_path: Path) ->
         build_uf2(micropython_uf2(), config_file=config_file(tmp_path, {"wdt_ms": 1}))
     with pytest.raises(FlashImageError, match="not a UF2 image"):
         uf2_blocks(b"")
+
+
+def test_sim_uf2_starts_the_emulated_pico_from_a_file_or_says_why_not(
+    run_cli: RunCli, tmp_path: Path
+) -> None:
+    cut = tmp_path / "cut.uf2"
+    cut.write_bytes(image_uf2(bytearray(b"\xff" * 8192), [0, 1])[: 512 * 20])
+    out = run_cli("sim", "--uf2", cut, input="", timeout=60)
+    assert out.returncode == 2 and "--uf2 needs --board rp2040" in out.stderr
+    out = run_cli("sim", "--board", "rp2040", "--blank", "--uf2", cut, input="", timeout=60)
+    assert out.returncode == 2 and "--uf2 and --blank do not go together" in out.stderr
+    out = run_cli("sim", "--board", "rp2040", "--uf2", tmp_path / "nope.uf2", input="")
+    assert out.returncode == 2 and out.stderr.startswith("unolaunch: --uf2 ")
+    require_board("rp2040")
+    out = run_cli("sim", "--board", "rp2040", "--uf2", cut, input="", timeout=60)
+    assert out.returncode == 1 and out.stderr.count("\n") == 1, out.stderr
+    assert "incomplete or not for an RP2040: a Pico would stay in BOOTSEL mode" in out.stderr

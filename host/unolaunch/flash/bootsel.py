@@ -11,6 +11,7 @@ that and checks with ``hello`` that the version it wrote is the one running.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import sys
 import time
@@ -234,7 +235,7 @@ def copy_to_drive(
                 f"{len(data):,} bytes): the Pico keeps an incomplete .uf2 to itself and stays "
                 f"in BOOTSEL mode, or was unplugged; {again}"
             ) from None
-        if done == 0 and getattr(exc, "errno", None) in (13, 30):  # EACCES, EROFS
+        if done == 0 and getattr(exc, "errno", None) in (errno.EACCES, errno.EROFS):
             raise FlashError(
                 f"the drive {drive} is read-only ({exc.strerror}): mount the RPI-RP2 drive "
                 "for writing (your file manager does), or copy the file made by "
