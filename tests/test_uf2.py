@@ -324,6 +324,11 @@ def test_an_output_that_cannot_be_written_leaves_nothing(run_cli: RunCli, tmp_pa
     assert out.returncode == 1 and out.stderr.count("\n") == 1
     assert "cannot write" in out.stderr and "--output" in out.stderr
     assert list(tmp_path.iterdir()) == []
+    drive = make_drive(tmp_path / "RPI-RP2")
+    out = run_cli("uf2", "--micropython", mp, "--output", drive)
+    assert out.returncode == 2 and out.stderr.count("\n") == 1
+    assert f"is on a Pico's BOOTSEL drive: 'unolaunch flash --uf2 --drive {drive}'" in out.stderr
+    assert sorted(p.name for p in drive.iterdir()) == ["INDEX.HTM", "INFO_UF2.TXT"]
 
 
 # --- the BOOTSEL drive: finding it, copying onto it ---------------------------------------------

@@ -35,8 +35,9 @@ flashed.
 
 The Pico needs MicroPython first: hold its BOOTSEL button while plugging it in and copy the
 MicroPython .uf2 from https://micropython.org/download/ (RPI_PICO, RPI_PICO2, RPI_PICO_W)
-onto the RPI-RP2 drive. If the launcher firmware will not let go of the REPL, hold the
-launcher's button while plugging the Pico in (safe mode).
+onto the RPI-RP2 drive (or let --uf2, below, put both on a Pico at once). If the launcher
+firmware will not let go of the REPL, hold the launcher's button while plugging the Pico
+in (safe mode).
 
 --uf2 (a blank Pico in one step): hold the Pico's BOOTSEL button while plugging it in; the
 launcher's .uf2 ('unolaunch uf2': MicroPython's .uf2 from --micropython or

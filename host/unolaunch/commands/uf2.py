@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from rich.console import Console
 
+from unolaunch.errors import UsageError
 from unolaunch.flash.uf2 import build_uf2, write_uf2
 
 HELP = "write one .uf2 that makes a blank Pico a launcher"
@@ -32,7 +34,7 @@ UNOLAUNCH_RP2_DIR (download it from https://micropython.org/download/RPI_PICO/).
 
 examples:
   unolaunch uf2 --micropython ~/Downloads/RPI_PICO.uf2
-  unolaunch uf2 --micropython mp.uf2 --config family.json --output /media/ann/RPI-RP2
+  unolaunch uf2 --micropython mp.uf2 --config family.json --output ~/launchers/
 """
 
 
@@ -63,9 +65,24 @@ def add_micropython_argument(parser: argparse.ArgumentParser | argparse._Argumen
     )
 
 
+def _not_a_drive(output: Path) -> None:
+    """Refuse to write onto a Pico's BOOTSEL drive: its boot ROM restarts the Pico once the
+    last block arrives, before a file written whole-then-renamed could be renamed."""
+    from unolaunch.flash.bootsel import is_bootsel_drive
+
+    folder = output if output.is_dir() else output.parent
+    if is_bootsel_drive(folder):
+        raise UsageError(
+            f"--output {output} is on a Pico's BOOTSEL drive: 'unolaunch flash --uf2 --drive "
+            f"{folder}' copies the .uf2 there and checks that the launcher starts"
+        )
+
+
 def run(args: argparse.Namespace) -> int:
     """Build and write the ``.uf2``; print what is in it."""
     console = Console(highlight=False, soft_wrap=True)
+    if args.output is not None:
+        _not_a_drive(Path(args.output))
     uf2 = build_uf2(args.micropython, config_file=args.config)
     path = write_uf2(uf2, args.output)
     console.print(

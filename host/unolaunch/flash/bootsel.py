@@ -31,6 +31,7 @@ __all__ = [
     "copy_to_drive",
     "find_bootsel_drives",
     "flash_uf2",
+    "is_bootsel_drive",
 ]
 
 #: USB vendor id of Raspberry Pi (the Pico's own USB, MicroPython's CDC serial port).
@@ -104,6 +105,11 @@ def _drive_chip(folder: Path) -> str:
         return ""
     # RP2040: "Model: Raspberry Pi RP2" / "Board-ID: RPI-RP2"; RP2350: "Board-ID: RP2350"
     return "RP2350" if "RP2350" in text else "RP2040" if "RP2" in text else ""
+
+
+def is_bootsel_drive(folder: Path) -> bool:
+    """True for the folder of a mounted BOOTSEL drive (its ``INFO_UF2.TXT`` names a chip)."""
+    return bool(_drive_chip(folder))
 
 
 def find_bootsel_drives(
