@@ -49,6 +49,7 @@ __all__ = [
     "FlashImageError",
     "Layout",
     "MicroPythonImage",
+    "binary_info",
     "build_image",
     "find_micropython_uf2",
     "image_uf2",
