@@ -243,3 +243,28 @@ def board_link(board: str, **kwargs: Any) -> Iterator[Link]:
         if link is not None:
             link.close()
         sim.close()
+
+
+class ScriptedPerson:
+    """The person :func:`unolaunch.selftest.run_selftest` asks for, played on a simulated
+    board: a card pushed through the beam, the button pressed when told; every question
+    answered yes."""
+
+    def __init__(self, sim: SimBoard) -> None:
+        self.sim = sim
+
+    def tell(self, message: str) -> None:
+        """Do what the self-test asks of the person's hands."""
+        if "push a card" in message:
+            self.sim.control("beam block")
+            time.sleep(0.3)
+            self.sim.control("beam clear")
+        elif "press the launcher's button" in message:
+            self.sim.control("press")
+
+    def ask(self, question: str) -> bool:
+        """Yes: the roller turned, the buzzer beeped, the LED blinked."""
+        return True
+
+    def result(self, check: Any) -> None:
+        """(Results are read from run_selftest's return value.)"""

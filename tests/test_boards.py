@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from board_harness import Link, board_link, board_params, start_board
+from board_harness import Link, ScriptedPerson, board_link, board_params, start_board
 from fw_harness import load_examples, matches
 
 pytestmark = pytest.mark.timeout(240)
@@ -553,29 +553,13 @@ def test_selftest_drives_every_part_through_the_running_firmware(board: str) -> 
     """Protocol 2's `test`/`inputs` (issue 14, fault 8) on both boards: the motor each way,
     the beam (a card pushed through by the scripted person), the button, buzzer and LED —
     all from the launcher loop, which never stops (no boot, the watchdog on)."""
-    from unolaunch.selftest import PASS, Check, run_selftest
+    from unolaunch.selftest import PASS, run_selftest
 
     sim = start_board(board)
-
-    class Scripted:
-        def tell(self, message: str) -> None:
-            if "push a card" in message:
-                sim.control("beam block")
-                time.sleep(0.3)
-                sim.control("beam clear")
-            elif "press the launcher's button" in message:
-                sim.control("press")
-
-        def ask(self, question: str) -> bool:
-            return True
-
-        def result(self, check: Check) -> None:
-            pass
-
     try:
         _wait_running(sim)
         start = len(sim.hw_events())
-        checks = run_selftest(sim.port, Scripted(), timeout_s=20)
+        checks = run_selftest(sim.port, ScriptedPerson(sim), timeout_s=20)
         hw = sim.hw_events()[start:]
     finally:
         sim.close()
