@@ -398,3 +398,31 @@ def test_a_device_that_is_not_there_yet_is_waited_for(
     with pytest.raises(PortNotFoundError):
         open_launcher(str(link), timeout=1)
     assert time.monotonic() - started >= PORT_WAIT_S
+
+
+def test_a_reply_that_comes_slowly_is_waited_for_while_it_comes(
+    fake: Callable[[Script], FakeBoard],
+) -> None:
+    """Issue 31: the timeout is for silence. A board in the middle of its reply (the
+    emulated chip on a busy host wrote a 400-byte hello at a few bytes a second) is
+    answering; giving up halfway through the line was a flake. One that stops halfway
+    still times out (test_a_reply_that_never_comes_times_out_with_a_clear_message)."""
+
+    def dribble(data: bytes, master: int) -> None:
+        for i in range(0, len(data), 8):
+            time.sleep(0.05)
+            os.write(master, data[i : i + 8])
+
+    def script(req: dict[str, Any]) -> bytes:
+        if req["cmd"] == "hello":
+            return reply(req, **HELLO)
+        slow = reply(req, state="idle", armed=None, pad="x" * 200)  # ~1.5 s in all
+        threading.Thread(target=dribble, args=(slow, board.master), daemon=True).start()
+        return b""
+
+    board = fake(script)
+    with LauncherClient(board.port, timeout=0.4, reconnect=False) as client:
+        started = time.monotonic()
+        assert client.status()["pad"] == "x" * 200
+        assert time.monotonic() - started > 0.4  # longer than the timeout, all of it talk
+

@@ -21,6 +21,7 @@ import contextlib
 import errno
 import logging
 import os
+import random
 import select
 import threading
 import time
@@ -189,13 +190,18 @@ class LauncherClient:
         self._pty: tuple[int, int] | None = None  # which pty we opened, if it is one
         self._parser = LineParser()
         self._lock = threading.RLock()
-        self._next_id = 1
+        # Ids start at a random number, not 1: a reply that comes late from an earlier
+        # connection to the same board (a hello answered after its client gave up, under a
+        # slow boot) must not be taken for this one's request of the same number. Below
+        # 2^20, so they stay MicroPython small ints on the board for a long while.
+        self._next_id = random.SystemRandom().randrange(1, 2**20)
         self._replies: dict[int, Reply] = {}
         self._events: deque[EventDict] = deque(maxlen=_EVENT_BACKLOG)
         self._noise: deque[str] = deque(maxlen=20)
         self._callbacks: list[EventCallback] = [on_event] if on_event else []
         self._on_noise = on_noise
         self._on_wait = on_wait
+        self._received = 0  # bytes read from the board so far (_exchange)
         self.start_wait = start_wait
         self.port_wait = port_wait
         self._boot_heard = False  # a `boot` event came during the handshake
@@ -536,6 +542,7 @@ class LauncherClient:
         line = encode_request(rid, cmd, args)
         self._write(line)
         deadline = time.monotonic() + timeout
+        heard = self._received
         while True:
             reply = self._replies.pop(rid, None)
             if reply is not None:
@@ -543,7 +550,13 @@ class LauncherClient:
             if self._rebooted and not self._in_handshake:
                 raise _Rebooted
             if time.monotonic() >= deadline:
-                raise NoReplyError(self.port, cmd, timeout, self._seen())
+                # The timeout is for silence: a board in the middle of a line (a slow one:
+                # the emulated chip on a busy host) is answering; its line is bounded
+                # (max_line), so this ends.
+                if self._received == heard or not self._parser.pending():
+                    raise NoReplyError(self.port, cmd, timeout, self._seen())
+                heard = self._received
+                deadline = time.monotonic() + timeout
             self._pump(deadline, want=rid)
 
     # ------------------------------------------------------------------ I/O
@@ -585,6 +598,7 @@ class LauncherClient:
             raise _lost(exc) from None
         if not data:
             return
+        self._received += len(data)
         for msg in self._parser.feed(data):
             self._dispatch(msg, want)
 
