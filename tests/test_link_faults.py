@@ -425,4 +425,3 @@ def test_a_reply_that_comes_slowly_is_waited_for_while_it_comes(
         started = time.monotonic()
         assert client.status()["pad"] == "x" * 200
         assert time.monotonic() - started > 0.4  # longer than the timeout, all of it talk
-
