@@ -227,7 +227,7 @@ def test_a_press_right_after_unstall_is_seen(board: str) -> None:
 
 def wait_unread(fw: Link, seconds: float) -> None:
     """Let the board take the requests in while its host does not read (a paused host)."""
-    time.sleep(seconds * (3 if fw.sim.board == "rp2040" else 1))
+    fw.sim.sleep(seconds)
 
 
 @pytest.mark.rp2040

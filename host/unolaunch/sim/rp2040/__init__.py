@@ -311,6 +311,10 @@ class Rp2040Launcher(SimBoard):
         self._edges = EdgeWatch()
 
     # ------------------------------------------------------------------ public API
+    def board_seconds(self) -> float:
+        """The emulated chip's clock (its time where it last stopped), in seconds."""
+        return self._t_us / 1e6
+
     def inputs_watch(self) -> EdgeWatch:
         """How the chip took the input edges the world made since the last call (and starts
         a new count): each edge waits from its instant until the firmware's hard pin IRQ
