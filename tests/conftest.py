@@ -72,6 +72,7 @@ _LONG_FIRST = (
     "tests/test_boards.py::test_protocol_examples_answered_as_documented",
     "tests/test_flash.py::test_reflash_replaces",
     "tests/test_flash.py::test_dry_run_then_flash",
+    "tests/test_uf2.py::test_a_blank_pico_given_only_the_uf2",  # one emulated boot, 25-70 s
     "tests/test_web_browser.py::",
     "tests/test_rp2040_micropython.py::",  # MicroPython's own suite: basics alone 70-90 s
 )

@@ -17,8 +17,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from board_harness import require_board
+from unolaunch.rp2image import build_image
 from unolaunch.sim.rp2040 import Rp2040Launcher, find_rp2_files
-from unolaunch.sim.rp2040.flashimage import build_image
 
 
 @contextlib.contextmanager

@@ -15,8 +15,6 @@ main.py's ``micropython.kbd_intr(-1)``), as the rp2 port's USB does.
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from board_harness import board_link, board_params
 
@@ -30,13 +28,13 @@ def test_a_stray_ctrl_c_right_after_a_reset_is_noise(board: str, delay_s: float)
         fw.hello()
         boots = fw.sim.boots
         fw.sim.reset()
-        time.sleep(delay_s)
+        fw.sim.sleep(delay_s)
         fw.send_raw(b"\x03")
         hello = fw.hello(timeout=60)  # at the REPL this would be a SyntaxError, no reply
         assert hello["ok"] and fw.sim.boots > boots
         assert hello["reset_cause"] != "soft", hello  # not a REPL soft-reset
         # longer than the TAKEOVER_MS window and than the watchdog: still the launcher
-        time.sleep(1.0)
+        fw.sim.sleep(1.0)
         status = fw.request("status", timeout=30)
         assert status["ok"] and status["state"] == "idle"
         assert status["interrupts"] <= 1, status  # the one byte, once (or lost before USB)

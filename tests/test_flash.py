@@ -26,8 +26,9 @@ from unolaunch import firmware_dir
 from unolaunch.errors import UsageError
 from unolaunch.flash import (
     BoardFile,
+    BootselDrive,
     FlashError,
-    _bootsel_message,
+    bootsel_message,
     build_files,
     find_bootsel_drives,
     firmware_version,
@@ -202,7 +203,7 @@ def test_flash_from_a_built_wheel(run_cli: RunCli, tmp_path: Path) -> None:
         zf.extractall(tmp_path / "site")
     for rel in ("main.py", "launcher/config.py", "launcher/version.py", "launcher/app.py"):
         assert f"unolaunch/firmware/{rel}" in names, rel
-    assert "unolaunch/flash.py" in names and "unolaunch/commands/flash.py" in names
+    assert "unolaunch/flash/__init__.py" in names and "unolaunch/commands/flash.py" in names
 
     site = tmp_path / "site"
     flash = tmp_path / "flash"
@@ -340,31 +341,33 @@ def test_bootsel_drive_is_recognised_and_explained(tmp_path: Path) -> None:
     )
     (media / "USBSTICK").mkdir()
     drives = find_bootsel_drives([media], sysfs=None)
-    assert drives == [(str(media / "RPI-RP2"), "RP2040")]
-    message = _bootsel_message(drives)
+    assert drives == [BootselDrive(str(media / "RPI-RP2"), "RP2040")]
+    message = bootsel_message(drives)
     assert "BOOTSEL mode" in message and "copy it onto the RPI-RP2 drive" in message
     assert "https://micropython.org/download/" in message and "RPI_PICO" in message
+    assert "'unolaunch flash --uf2' put MicroPython and the launcher on it" in message
 
     sysfs = tmp_path / "sys"
     (sysfs / "1-1").mkdir(parents=True)
     (sysfs / "1-1" / "idVendor").write_text("2e8a\n")
     (sysfs / "1-1" / "idProduct").write_text("000f\n")
     assert find_bootsel_drives([], sysfs=sysfs) == [
-        ("USB device 1-1 (drive not mounted)", "RP2350")
+        BootselDrive("USB device 1-1 (drive not mounted)", "RP2350", mounted=False)
     ]
+    assert "--uf2" not in bootsel_message(find_bootsel_drives([], sysfs=sysfs))  # RP2040 only
 
 
 def test_auto_port_explains_a_bootsel_pico_and_a_pico_without_micropython(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # No real USB devices can be conjured up here: replace the port listing and the mounts.
-    import unolaunch.flash as flash_mod
+    import unolaunch.flash.transfer as flash_mod
     from unolaunch.link import PortInfo, PortNotFoundError, discovery
 
     ports: list[PortInfo] = []
     monkeypatch.setattr(discovery, "list_serial_ports", lambda: ports)
     monkeypatch.setattr(
-        flash_mod, "find_bootsel_drives", lambda: [("/media/ann/RPI-RP2", "RP2040")]
+        flash_mod, "find_bootsel_drives", lambda: [BootselDrive("/media/ann/RPI-RP2", "RP2040")]
     )
     with pytest.raises(FlashError, match=r"BOOTSEL mode .*\.uf2"):
         resolve_port("auto")

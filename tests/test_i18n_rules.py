@@ -220,7 +220,7 @@ def test_english_messages_are_the_same_in_every_language() -> None:
         )
         assert not err.value.out_of_turn and err.value.rule == "COM-2"
     assert errors["is"].why == (
-        "g3 passar hvorki við litinn (rauður), töluna né táknið á efsta spilinu r9"
+        "g3 passar hvorki við litinn (rauður), töluna né táknið á efsta spilinu (r9)"
     )
     with use("en"):
         assert error_text(errors["en"]) == (
@@ -230,7 +230,7 @@ def test_english_messages_are_the_same_in_every_language() -> None:
     with use("is"):
         assert error_text(errors["is"]) == (
             "COM-2: Ann: spila grænt 3: grænt 3 passar hvorki við litinn (rauður), töluna né"
-            " táknið á efsta spilinu rautt 9 — leikurinn er óbreyttur"
+            " táknið á efsta spilinu (rautt 9) — leikurinn er óbreyttur"
         )
 
 
@@ -258,20 +258,22 @@ def test_out_of_turn_is_a_field_not_english() -> None:
     with use("is"), pytest.raises(IllegalMoveError) as err:
         h.apply({"by": "Ann", "play": "r1"})
     assert not err.value.out_of_turn and not err.value.press_first
-    assert err.value.why == "leikurinn bíður eftir Bob: Bob ýtir 2 sinnum á skotvélina (ATK-11)"
+    assert err.value.why == "nú á Bob leik: Bob ýtir 2 sinnum á skotvélina (ATK-11)"
     with use("is"), pytest.raises(IllegalMoveError) as err:
         h.apply({"by": "Bob", "play": "r2"})
     assert err.value.press_first and err.value.why == "Bob verður fyrst að ýta á skotvélina"
 
 
 def test_card_names_in_icelandic() -> None:
-    """terms-is.md: a card's colour is neuter, the colour itself masculine."""
+    """A card's colour is neuter, the colour itself masculine; card words in lower case
+    (issue 36), named so that the nominative is the accusative ('leggur út blátt
+    sleppispil')."""
     with use("is"):
         assert card_name("r5") == "rautt 5"
-        assert card_name("bS") == "blátt Sleppa"
-        assert card_name("W+4") == "Villispil Draga fjögur"
-        assert card_name("gH2") == "grænt Högg 2"
-        assert card_names("Ann spilar yDA") == "Ann spilar gult Henda öllum"
+        assert card_name("bS") == "blátt sleppispil"
+        assert card_name("W+4") == "villispil draga fjögur"
+        assert card_name("gH2") == "grænt högg 2"
+        assert card_names("Ann leggur út yDA") == "Ann leggur út gult henda öllum"
         g = Game.from_position(
             "attack", ["Ann", "Bob"], hands={"Ann": ["W", "r1"], "Bob": ["b1"]},
             discard=["r9"], stock=["g2"], turn="Ann",

@@ -273,7 +273,7 @@ def test_a_resumed_game_keeps_its_language_unless_lang_says_so(run_cli, tmp_path
     with Journal.open(tmp_path) as journal:
         assert journal.game(1).lang == "is"
     again = _play(run_cli, tmp_path, "--resume", typed=["quit"])  # LANG=C.UTF-8 here
-    assert "Ann: spilaðu út spili (t.d. r5, 'wd4 blátt') eða dragðu" in again.stdout
+    assert "Ann: spilaðu út spili (t.d. r5, 'villispil +4 blátt') eða dragðu" in again.stdout
     assert "Leikur 1 er vistaður." in again.stdout
     switched = _play(run_cli, tmp_path, "--resume", "--lang", "en", typed=["quit"])
     assert "Ann: play a card (e.g. r5, 'wd4 blue') or draw" in switched.stdout

@@ -128,3 +128,28 @@ def test_variants_register_with_the_engine() -> None:
     with pytest.raises(ValueError, match="not one of"):
         type("Bogus", (Game,), {"variant": "bogus"})
     assert "bogus" not in _VARIANT_CLASSES
+
+
+def _reaches(start: str, graph: dict[str, set[str]]) -> set[str]:
+    """Every module ``start`` imports, directly or through others."""
+    seen: set[str] = set()
+    stack = [start]
+    while stack:
+        for nxt in graph.get(stack.pop(), ()):
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    return seen
+
+
+@pytest.mark.parametrize(
+    "module",
+    [*sorted(m for m in MODULES if m.startswith("unolaunch.flash")), "unolaunch.rp2image"],
+)
+def test_the_flasher_and_the_image_layout_do_not_import_the_simulator(module: str) -> None:
+    """Issue 35: the flash image's layout sits below both the flasher and the emulated
+    RP2040; the flasher reaches it without the simulator."""
+    assert "unolaunch.rp2image" in _reaches("unolaunch.flash.uf2", GRAPH)  # the scan works
+    assert "unolaunch.rp2image" in _reaches("unolaunch.sim.rp2040", GRAPH)
+    sim = sorted(m for m in _reaches(module, GRAPH) if m.startswith("unolaunch.sim"))
+    assert sim == []

@@ -11,6 +11,7 @@ import threading
 import time
 import tty
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,9 +25,13 @@ from unolaunch.link import (
     open_launcher,
     resolve_port,
 )
+from unolaunch.link.client import START_WAIT_S
 
 Script = Callable[[dict[str, Any]], bytes]
 MPREMOTE = (sys.executable, "-m", "mpremote")
+
+
+BAD_LINE = b'{"id": null, "ok": false, "error": "bad_json", "message": "not a JSON line"}\n'
 
 
 class FakeBoard:
@@ -61,6 +66,8 @@ class FakeBoard:
                 try:
                     req = json.loads(line)
                 except ValueError:
+                    if line.strip():  # as the firmware does: an error nobody's id is on
+                        os.write(self.master, BAD_LINE)
                     continue
                 self.requests.append(req)
                 out = self.script(req)
@@ -166,17 +173,24 @@ def test_a_board_at_the_micropython_prompt_is_told_the_firmware_is_missing() -> 
 
 def test_a_board_that_never_answers(fake: Callable[[Script], FakeBoard], run_cli: RunCli) -> None:
     board = fake(lambda req: b"")
-    started = time.monotonic()
+    waits: list[str] = []
     with pytest.raises(NoReplyError) as err:
-        open_launcher(board.port, timeout=0.4)
-    assert time.monotonic() - started < 3
-    assert str(err.value).startswith(f"no reply from the launcher on {board.port} to hello")
+        open_launcher(board.port, timeout=0.4, start_wait=0.5, on_wait=waits.append)
+    # the hello, the REPL probe, then the wait for a start that never came: 1.3 s in all
+    assert str(err.value).startswith(
+        f"no reply from the launcher on {board.port} to hello within 1.3 s"
+    )
+    assert waits == [
+        f"the launcher on {board.port} has not answered yet: waiting up to 0.5 s for it to start…"
+    ]
     # a silent board needs a power cycle, then a flash: safe mode is advice for a firmware
     # that will not let go of the REPL (issue 12), not for one that says nothing
     assert NO_REPLY_ADVICE in str(err.value) and "safe mode" not in str(err.value)
-    proc = run_cli("monitor", "--port", board.port, "--timeout", "0.4", timeout=30)
+    proc = run_cli("monitor", "--port", board.port, "--timeout", "0.4", timeout=60)
     assert proc.returncode == 1
-    assert proc.stderr.count("\n") == 1 and "unolaunch flash" in proc.stderr
+    waited, error = proc.stderr.splitlines()
+    assert waited.endswith(f"waiting up to {START_WAIT_S:g} s for it to start…")
+    assert error.startswith("unolaunch: no reply") and "unolaunch flash" in error
     assert "Traceback" not in proc.stderr
 
 
@@ -226,7 +240,7 @@ def test_a_v1_firmware_still_plays_and_the_self_test_commands_ask_for_a_flash(
 
 def test_no_such_port_and_auto_detection_messages() -> None:
     with pytest.raises(PortNotFoundError, match="is the launcher plugged in"):
-        open_launcher("/dev/ttyNOPE9", timeout=0.5)
+        open_launcher("/dev/ttyNOPE9", timeout=0.5, port_wait=0.2)
     ports = [PortInfo("/dev/ttyS0", description="n/a"), PortInfo("/dev/ttyUSB0", 0x0403, 0x6001)]
     with pytest.raises(PortNotFoundError) as none:
         resolve_port("auto", lambda: ports)
@@ -299,7 +313,7 @@ def test_whatever_the_board_answers_only_unolaunch_errors_come_out(
     outcomes: set[str] = set()
     for _ in range(40):
         try:
-            client = LauncherClient(board.port, timeout=0.15, reconnect_timeout=0.3)
+            client = LauncherClient(board.port, timeout=0.15, reconnect_timeout=0.3, start_wait=0.3)
             with client:
                 client.status()
                 client.arm("Ann", presses=1)
@@ -319,3 +333,95 @@ def test_an_event_that_never_comes_is_named_plainly() -> None:
     assert isinstance(err, NoReplyError)
     assert err.detail == "the launcher on /dev/ttyACM0 sent no 'eject' event within 20 s"
     assert "to waiting for" not in str(err)
+
+
+@pytest.mark.parametrize("answers_early_hello", [True, False])
+def test_a_launcher_that_is_starting_is_waited_for_until_its_boot_event(
+    fake: Callable[[Script], FakeBoard], answers_early_hello: bool
+) -> None:
+    """Issue 31: a launcher just reset (or plugged in, or reset by its watchdog) says
+    nothing until its firmware runs; then it announces itself with a `boot` event. Opening
+    it waits for that (saying so), past the hello's own timeout and the REPL probe, then
+    shakes hands: it does not give up after a fixed guess. Whether the board later answers
+    the hellos it got while starting or drops them, the handshake is the one after boot."""
+    started = time.monotonic()
+    up_after_s = 1.5  # longer than the hello and the probe (0.4 s each)
+
+    def script(req: dict[str, Any]) -> bytes:
+        if time.monotonic() - started < up_after_s:
+            return b""  # starting: deaf
+        return reply(req, **HELLO) if req["cmd"] == "hello" else reply(req, state="idle")
+
+    board = fake(script)
+
+    def boot_when_up() -> None:
+        time.sleep(up_after_s)
+        os.write(board.master, json.dumps({"event": "boot", **HELLO}).encode() + b"\n")
+        if answers_early_hello:
+            for req in list(board.requests):
+                os.write(board.master, reply(req, **HELLO))
+
+    threading.Thread(target=boot_when_up, daemon=True).start()
+    waits: list[str] = []
+    with open_launcher(board.port, timeout=0.4, on_wait=waits.append) as client:
+        assert client.info["board"] == "fake"
+        assert client.status()["state"] == "idle"
+    assert time.monotonic() - started >= up_after_s
+    assert waits == [
+        f"the launcher on {board.port} has not answered yet: waiting up to {START_WAIT_S:g} s "
+        "for it to start…"
+    ]
+
+
+def test_a_device_that_is_not_there_yet_is_waited_for(
+    fake: Callable[[Script], FakeBoard], tmp_path: Path
+) -> None:
+    """A Pico's port goes away when it resets and comes back a second later: a device path
+    that appears within PORT_WAIT_S is opened (the wait said), one that never does is the
+    usual 'no serial device' error."""
+    from unolaunch.link.client import PORT_WAIT_S
+
+    board = fake(lambda req: reply(req, **HELLO))
+    link = tmp_path / "ttyACM0"
+    threading.Timer(1.0, lambda: link.symlink_to(board.port)).start()
+    waits: list[str] = []
+    try:
+        with open_launcher(str(link), timeout=1, on_wait=waits.append) as client:
+            assert client.info["board"] == "fake"
+    finally:
+        link.unlink()
+    assert waits == [
+        f"waiting for {link} to appear (a launcher that was just reset or plugged in takes "
+        "about a second)…"
+    ]
+    started = time.monotonic()
+    with pytest.raises(PortNotFoundError):
+        open_launcher(str(link), timeout=1)
+    assert time.monotonic() - started >= PORT_WAIT_S
+
+
+def test_a_reply_that_comes_slowly_is_waited_for_while_it_comes(
+    fake: Callable[[Script], FakeBoard],
+) -> None:
+    """Issue 31: the timeout is for silence. A board in the middle of its reply (the
+    emulated chip on a busy host wrote a 400-byte hello at a few bytes a second) is
+    answering; giving up halfway through the line was a flake. One that stops halfway
+    still times out (test_a_reply_that_never_comes_times_out_with_a_clear_message)."""
+
+    def dribble(data: bytes, master: int) -> None:
+        for i in range(0, len(data), 8):
+            time.sleep(0.05)
+            os.write(master, data[i : i + 8])
+
+    def script(req: dict[str, Any]) -> bytes:
+        if req["cmd"] == "hello":
+            return reply(req, **HELLO)
+        slow = reply(req, state="idle", armed=None, pad="x" * 200)  # ~1.5 s in all
+        threading.Thread(target=dribble, args=(slow, board.master), daemon=True).start()
+        return b""
+
+    board = fake(script)
+    with LauncherClient(board.port, timeout=0.4, reconnect=False) as client:
+        started = time.monotonic()
+        assert client.status()["pad"] == "x" * 200
+        assert time.monotonic() - started > 0.4  # longer than the timeout, all of it talk

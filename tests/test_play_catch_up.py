@@ -50,7 +50,7 @@ def _burst(sim: SimBoard, before: int) -> int:
     sim.control("press")
     sim.wait_hw(lambda e: e.get("hw") == "motor" and e.get("duty", 0) > 0, 30, start)
     sim.wait_hw(lambda e: e.get("hw") == "motor" and not e.get("duty"), 30, start)
-    time.sleep(0.3)  # the brake, and a card it may still let out (a stray)
+    sim.sleep(0.3)  # the brake, and a card it may still let out (a stray)
     return before - sim.cards
 
 

@@ -14,9 +14,7 @@ from pathlib import Path
 import pytest
 from board_harness import require_board
 from conftest import REPO, RunCli, cli_env
-from unolaunch.sim import SimError
-from unolaunch.sim.rp2040 import RP2040JS_VERSION, find_rp2_files
-from unolaunch.sim.rp2040.flashimage import (
+from unolaunch.rp2image import (
     FLASH_SIZE,
     FS_OFFSET,
     FlashImageError,
@@ -25,6 +23,8 @@ from unolaunch.sim.rp2040.flashimage import (
     uf2_payload,
     write_files,
 )
+from unolaunch.sim import SimError
+from unolaunch.sim.rp2040 import RP2040JS_VERSION, find_rp2_files
 
 
 def _uf2(blocks: list[tuple[int, bytes]], family: int = 0xE48BFF56) -> bytes:

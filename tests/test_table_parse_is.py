@@ -121,7 +121,29 @@ ATTACK = [
     ("grípa Ævar", "catch Ævar"),  # COM-6
     ("Örn grípa ævar", "Örn catch Ævar"),
     ("nappa ævar", "catch Ævar"),
-    ("grípa Þóru", None),  # a name is never declined by the parser: refused in both
+    ("grípa Þóru", "catch Þóra"),  # a name in its cases (BÍN, unolaunch.declension)
+    ("góma Erni", "catch Örn"),
+    # issue 36: the cards' nouns, the colour agreeing in every gender and case
+    ("rauð fimma", "red 5"),
+    ("rauða fimman", "red 5"),
+    ("rauðu fimmuna", "red 5"),
+    ("gul sjöa", "yellow 7"),
+    ("blá nía", "blue 9"),
+    ("bláa nían", "blue 9"),
+    ("gulur þristur", "yellow 3"),
+    ("guli þristurinn", "yellow 3"),
+    ("blár fjarki", "blue 4"),
+    ("bláan fjarka", "blue 4"),
+    ("grænn tvistur", "green 2"),
+    ("græna sexan", "green 6"),
+    ("rauð átta", "red 8"),
+    ("rauður ás", "red 1"),
+    ("raud fimma", "red 5"),  # without accents
+    ("legg út rauða fimmu", "play red 5"),
+    ("fimma", "5"),  # the colour to match
+    ("ýti á takkann", "press"),
+    ("ég ýti á hnappinn", "press"),
+    ("ýtti 3", "pressed 3"),
     ("pass", "pass"),
     ("segja pass", "pass"),
 ]
@@ -141,12 +163,33 @@ MARIO_KART = [
     ("draga spil", "draw a card"),
     ("dró spil úr stokknum", "drew a card from the stock"),
     ("draga tvö", "draw two"),  # asked: a Draw Two or cards from the stock?
+    ("taka spil", "draw a card"),  # issue 36: the verbs people type
+    ("tek eitt", "draw one"),
+    ("dreg eitt spil", "draw one card"),
+    ("ég dreg", "draw"),
+    ("dragðu", "draw"),
+    ("kaupi spil", "draw a card"),  # as in Ólsen ólsen
+    ("ég passa", "pass"),
+    ("passa", "pass"),
+    ("villispil +4 rautt", "wild draw 4 red"),  # MK-12
+    ("villispil +4", "wild draw 4"),
+    ("blár villispil +4", "blue wild draw 4"),
+    ("villispil plús fjórir gulur", "wild draw four yellow"),
+    ("rautt núll", "red 0"),
+    ("græna núllið", "green 0"),
     ("pass", "pass"),
     ("véfengja", "challenge"),  # MK-20
     ("véfengja vann", "challenge won"),
     ("véfengja tapaði", "challenge lost"),
     ("samþykkja", "accept"),
+    ("véfengi", "challenge"),
+    ("skora á", "challenge"),  # the sheets' words
+    ("ég skora á", "challenge"),
+    ("véfengdu", "challenge"),
+    ("tek við", "accept"),
+    ("samþykki", "accept"),
     ("Þóra: grípa Ævar", "Þóra: catch Ævar"),
+    ("Þóra: gríp Ævari", "Þóra: catch Ævar"),
 ]
 
 POCKET_PIZZA = [
@@ -214,7 +257,8 @@ def test_attack_icelandic_forms_read_as_their_english_twins(
 def test_mario_kart_icelandic_forms_read_as_their_english_twins(
     lang: str, icelandic: str, english: str
 ) -> None:
-    _same(icelandic, english, CHALLENGE if "véfengja" in icelandic or "samþ" in icelandic else MK)
+    answer = ("véfeng", "samþ", "skora", "tek við")
+    _same(icelandic, english, CHALLENGE if any(w in icelandic for w in answer) else MK)
 
 
 @pytest.mark.parametrize(("icelandic", "english"), POCKET_PIZZA)
@@ -367,8 +411,8 @@ _ENGLISH_WORDS = {
 def test_icelandic_help_teaches_no_english_word(variant: str) -> None:
     with use("is"):
         text = help_text(Context(variant, P, "Þóra", _TURN, "green", "g3"))
-    # The simulator's own commands ('sim jam'...) are those of 'unolaunch sim'.
-    text = re.sub(r"'sim [^']*'|unolaunch sim|UNO Attack", "", text)
+    # The simulator's commands are Icelandic too ('sim stífla'); 'unolaunch sim' is a command.
+    text = re.sub(r"unolaunch sim|UNO Attack", "", text)
     words = set(re.findall(r"[^\W\d_]+", text.lower()))
     assert words & _ENGLISH_WORDS == set()
 
@@ -378,16 +422,16 @@ _FORMS_IS: dict[str, list[tuple[tuple[str, ...], str | None, str]]] = {
     "common": [
         (_TURN, None, "r5"),
         (_TURN, None, "rautt 5"),
-        (_TURN, None, "5 rautt"),
-        (_TURN, None, "rautt fimm"),
+        (_TURN, None, "rauð fimma"),  # issue 36: the cards' nouns
+        (_TURN, None, "gulur þristur"),
         (_TURN, None, "grænt sleppa"),
         (_TURN, None, "sleppa"),
         (_TURN, None, "öfugt"),
         (_TURN, None, "r5 uno"),
         (_TURN, None, "uno"),
-        (_TURN, None, "Ævar: rautt 5"),
+        (_TURN, None, "Ævar: rauð fimma"),
         (_TURN, None, "grípa Ævar"),
-        (_TURN, None, "Örn grípa Ævar"),
+        (_TURN, None, "Örn grípur Ævar"),
         (("choose",), "color", "rauður"),
         (("choose",), "color", "velja grænn"),
         (("choose",), "target", "Örn"),
@@ -415,12 +459,13 @@ _FORMS_IS: dict[str, list[tuple[tuple[str, ...], str | None, str]]] = {
         (_TURN, None, "henda öllum"),
         (_TURN, None, "gult henda öllum y3 y9"),
         (_TURN, None, "högg4 rautt"),
-        (_TURN, None, "árás blátt Ævar"),
+        (_TURN, None, "árás blátt á Ævar"),
         (_TURN, None, "sérsniðið rautt"),
         (_TURN, None, "eldhögg grænt"),
         (_TURN, None, "allir fá högg rautt"),
-        (_TURN, None, "rautt skipta Örn"),
+        (_TURN, None, "rautt skipta við Örn"),
         (_TURN, None, "ýta"),
+        (_TURN, None, "ýti á takkann"),
         (_TURN, None, "ýta 3"),
         (_TURN, None, "ýta ekkert"),
         (("press",), None, "2"),
@@ -431,14 +476,16 @@ _FORMS_IS: dict[str, list[tuple[tuple[str, ...], str | None, str]]] = {
     "mario-kart": [
         (("play", "draw"), None, "+2"),
         (("play", "draw"), None, "grænt draga tvö"),
-        (("play", "draw"), None, "wd4 rautt"),
+        (("play", "draw"), None, "villispil +4 rautt"),
         (("play", "draw"), None, "hlutakassi g7"),
         (("play", "draw"), None, "hlutakassi g7 Örn blátt"),
         (("play", "draw"), None, "draga"),
         (("play", "draw"), None, "dró"),
-        (("play", "draw"), None, "draga spil"),
+        (("play", "draw"), None, "taka spil"),
+        (("play", "draw"), None, "kaupi"),
         (("play", "draw"), None, "pass"),
         (("challenge", "accept"), None, "véfengja"),
+        (("challenge", "accept"), None, "skora á"),
         (("challenge", "accept"), None, "véfengja vann"),
         (("challenge", "accept"), None, "véfengja tapaði"),
         (("challenge", "accept"), None, "samþykkja"),
@@ -449,11 +496,11 @@ _FORMS_IS: dict[str, list[tuple[tuple[str, ...], str | None, str]]] = {
     "pocket-pizza": [
         (("play", "draw"), None, "villispil blátt"),
         (("play", "draw"), None, "+1"),
-        (("play", "draw"), None, "wd2 rautt"),
+        (("play", "draw"), None, "villispil +2 rautt"),
         (("play", "draw"), None, "dýfa blátt"),
         (("play", "draw"), None, "dýfa blátt gefa g5"),
         (("play", "draw"), None, "draga"),
-        (("play", "draw"), None, "draga eitt"),
+        (("play", "draw"), None, "tek eitt"),
         (("play", "draw"), None, "rautt draga eitt"),
         (("play", "draw"), None, "pass"),
         (("challenge", "accept"), None, "véfengja"),
@@ -472,8 +519,16 @@ def test_icelandic_help_shows_icelandic_forms_that_parse(variant: str) -> None:
         if form != "laga":
             parse(form, ctx)  # it is read...
         assert f"'{form}'" in text, form  # ...and shown
-    assert "'r5 g7 villispil blátt sleppa'" in text and "(37)" in text  # COM-8
-    assert parse_hand("r5 g7 villispil blátt sleppa", ATK) == ["r5", "g7", "W", "bS"]
+    # COM-8: a hand of this variant's cards (Mario Kart has no plain Wild)
+    hand = (
+        "r5 g7 villispil +4 blátt sleppa"
+        if variant == "mario-kart"
+        else "r5 g7 villispil blátt sleppa"
+    )
+    assert f"'{hand}'" in text and "(37)" in text
+    wild = "W+4" if variant == "mario-kart" else "W"
+    ctx = Context(variant, P, "Þóra", _TURN, "green", "g3")
+    assert parse_hand(hand, ctx) == ["r5", "g7", wild, "bS"]
 
 
 @pytest.mark.parametrize(
@@ -484,21 +539,21 @@ def test_icelandic_help_shows_icelandic_forms_that_parse(variant: str) -> None:
         ("blah", ATK, "'blah' er ekki spil hér"),
         ("rauur 5", ATK, "áttirðu við 'rautt'"),  # a typo: the Icelandic word meant
         ("r0", ATK, "það er ekkert rautt 0 í UNO Attack"),
-        ("+2", ATK, "Draga tvö er ekki til í UNO Attack: áttirðu við 'högg 2'?"),
-        ("draga 2", ATK, "það er ekkert Draga tvö í UNO Attack: áttirðu við 'högg 2' (ATK-11)"),
+        ("+2", ATK, "draga tvö er ekki til í UNO Attack: áttirðu við 'högg 2'?"),
+        ("draga 2", ATK, "í UNO Attack er ekkert draga tvö: áttirðu við 'högg 2' (ATK-11)"),
         ("draga", ATK, "það er ekki dregið í UNO Attack"),
         ("véfengja", ATK, "engin véfenging í UNO Attack"),
         ("högg", ATK, "hvaða högg?"),
-        ("árás blátt", ATK, "nefndu skotmarkið (Villispil Árás Árás), t.d. 'árás blátt Ævar'"),
+        ("árás blátt", ATK, "nefndu skotmarkið (villispil árás-árás), t.d. 'árás blátt Ævar'"),
         ("ýta mikið", ATK, "'ýta N'"),
         ("grípa", ATK, "grípa hvern?"),
         ("afturkalla x", ATK, "afturkalla hve margar"),
-        ("leiðrétta Ævar", ATK, "'leiðrétta LEIKMAÐUR N'"),
+        ("leiðrétta Ævar", ATK, "'LEIKMAÐUR er með N'"),
         ("r5 g7", ATK, "eitt spil í einu"),
         ("rautt 5 Ævar", ATK, "tekur ekki leikmann sem skotmark"),
         ("ævar 0", MK, "eða er Ævar með 0 spil á hendi"),
         ("hlutakassi", MK, "nefndu spilið eina sem hlutakassinn sneri upp"),
-        ("draga tvö", MK, "lagði Ævar út Draga tvö"),
+        ("draga tvö", MK, "lagði Ævar út draga tvö"),
     ],
 )
 def test_refusals_are_one_icelandic_line(text: str, ctx: Context, says: str) -> None:

@@ -10,7 +10,6 @@ from its reader: a host that stops reading loses bytes, the board never waits fo
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -43,8 +42,10 @@ def uart_board(board: str) -> Iterator[tuple[Any, Link]]:
         usb = Link(sim)
         usb.hello()
         assert usb.request("config_set", config={"uart_id": 0})["ok"]
+        start = len(sim.hw_events())
         assert usb.request("reset")["ok"]
-        time.sleep(0.5)
+        # (bytes on their way while the chip resets are lost, as on a Pico: ask after it)
+        sim.wait_hw(lambda ev: ev.get("hw") == "reset", 30, start)
         assert "uart" in usb.hello(timeout=30)["capabilities"]
         yield sim, usb
     finally:

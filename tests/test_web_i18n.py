@@ -345,7 +345,9 @@ def test_the_page_marks_are_escaped_and_the_catalog_cannot_end_its_block() -> No
 
 _TERMINAL_COMMAND = {
     "en": re.compile(r"'fix \S+ N'|type '(undo|clear)'"),
-    "is": re.compile(r"'leiðrétta \S+ N'|[Ss]láðu (svo |fyrst )?inn '(afturkalla|hreinsa)'"),
+    "is": re.compile(
+        r"'\S+ er með N'|'leiðrétta \S+ N'|[Ss]láðu (svo |fyrst )?inn '(afturkalla|hreinsa)'"
+    ),
 }
 
 

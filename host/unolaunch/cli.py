@@ -34,7 +34,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "tune": ("unolaunch.commands.tune", "find launcher settings for a round length or feel"),
     "sim": ("unolaunch.commands.sim", "start a simulated launcher on a serial device"),
     "monitor": ("unolaunch.commands.monitor", "show everything a launcher reports, live"),
-    "flash": ("unolaunch.commands.flash", "put the firmware on a Pico (via mpremote)"),
+    "flash": (
+        "unolaunch.commands.flash",
+        "put the firmware on a Pico (via mpremote, or --uf2 in BOOTSEL mode)",
+    ),
+    "uf2": ("unolaunch.commands.uf2", "write one .uf2 that makes a blank Pico a launcher"),
     "selftest": ("unolaunch.commands.selftest", "guided check of a freshly wired launcher"),
 }
 

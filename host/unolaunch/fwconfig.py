@@ -163,10 +163,13 @@ def pattern_settings(config: Mapping[str, Any] | None = None) -> dict[str, Any]:
     return out
 
 
-def read_config_file(path: str | Path, firmware: Path | None = None) -> dict[str, Any]:
+def read_config_file(
+    path: str | Path, firmware: Path | None = None, *, chip: str | None = None
+) -> dict[str, Any]:
     """Read a ``launcher.json`` (the file the firmware reads, or a fragment of it) and return
     the whole configuration it gives: its keys over ``DEFAULTS``, validated by the firmware's
-    own ``merged`` (so the host accepts exactly what ``config_set`` accepts).
+    own ``merged`` (so the host accepts exactly what ``config_set`` accepts), for ``chip``
+    (``rp2040``...) when the board's chip is known.
 
     Raises :class:`~unolaunch.errors.UsageError` with a one-line reason.
     """
@@ -182,7 +185,7 @@ def read_config_file(path: str | Path, firmware: Path | None = None) -> dict[str
             "fix the file and try again"
         ) from None
     module = load_config_module(firmware)
-    new, errors = module.merged(dict(module.DEFAULTS), data)
+    new, errors = module.merged(dict(module.DEFAULTS), data, chip)
     if errors:
         reasons = "; ".join(f"{key}: {reason}" for key, reason in errors)
         raise UsageError(f"{path} is not a valid launcher config ({reasons})")

@@ -18,6 +18,14 @@ updated with Babel (see docs/i18n.md); the build hook (``hatch_build.py``) compi
 ``.mo`` (or no ``.mo`` was built) the catalog is compiled in memory with Babel, so an edited
 translation shows at once.
 
+A translation may put a player's name in a case (Icelandic: ``{who:þgf}`` for *Þóru*,
+``{who:þf}``, ``{who:ef}``): the name is declined from data (:mod:`unolaunch.declension`).
+Such a translation also writes the sentence with every name in the nominative, after
+`` ‖ ``: that phrasing is used where a name has no certain form (``islenska`` is not
+installed, or BÍN declines the name two ways), so that no name is ever in a wrong case::
+
+    msgstr "{who} gefur {other:þgf} {card} ‖ {who} gefur {card} og {other} fær það"
+
 Languages: ``en`` (the source strings), ``is`` (Icelandic), and ``qps``, a pseudo-locale for
 tests that wraps every translated string in ``⟦…⟧`` (a line with text outside the brackets
 escaped translation). The process language is set once by the command (``set_language``);
@@ -31,11 +39,15 @@ import contextlib
 import gettext as _gettext
 import io
 import os
+import re
+import string
 from collections.abc import Iterator, Mapping
 from contextvars import ContextVar
 from pathlib import Path
+from typing import Any
 
 __all__ = [
+    "ALTERNATIVE",
     "DOMAIN",
     "LANGUAGES",
     "LOCALE_DIR",
@@ -44,6 +56,7 @@ __all__ = [
     "PSEUDO_CLOSE",
     "PSEUDO_OPEN",
     "Nn_",
+    "Sentence",
     "_",
     "choose_language",
     "current",
@@ -168,20 +181,65 @@ def language_names() -> dict[str, str]:
     return {lang: _NAMES[lang] for lang in LANGUAGES}
 
 
+#: Between a translation with declined names and the same sentence with every name in the
+#: nominative (see the module's docstring).
+ALTERNATIVE = " ‖ "
+#: A field put in a case: ``{who:þgf}``.
+CASE_FIELD = re.compile(r"\{[^{}:]*:(?:nf|þf|þgf|ef)\}")
+
+
+class _Undeclined(Exception):
+    """A name in a case has no certain form here."""
+
+
+class _Cases(string.Formatter):
+    """``str.format`` that also reads a case after a field (``{who:þgf}``)."""
+
+    def __init__(self, strict: bool) -> None:
+        self.strict = strict  # no certain form: raise (else the name as it is)
+
+    def format_field(self, value: Any, format_spec: str) -> Any:
+        from unolaunch import declension
+
+        if format_spec in declension.CASES:
+            form = declension.decline(str(value), format_spec)
+            if form is None and self.strict:
+                raise _Undeclined
+            return form if form is not None else str(value)
+        return super().format_field(value, format_spec)
+
+
+class Sentence(str):
+    """A translated string whose :meth:`format` declines the names a translation puts in a
+    case, or takes the translation's nominative phrasing (after :data:`ALTERNATIVE`)."""
+
+    def format(self, /, *args: Any, **kwargs: Any) -> str:
+        """The sentence with its fields filled (``str.format``), names in their cases."""
+        text = str(self)
+        if ALTERNATIVE not in text and not CASE_FIELD.search(text):
+            return text.format(*args, **kwargs)
+        declined, _sep, nominative = text.partition(ALTERNATIVE)
+        try:
+            return _Cases(strict=True).format(declined, *args, **kwargs)
+        except _Undeclined:
+            # no alternative (a translation should give one): the names as they are typed
+            return _Cases(strict=False).format(nominative or declined, *args, **kwargs)
+
+
 def _(message: str) -> str:
     """``message`` in the current language."""
-    return translations().gettext(message)
+    return Sentence(translations().gettext(message))
 
 
 def ngettext(singular: str, plural: str, n: int) -> str:
     """The form of ``singular``/``plural`` that fits ``n`` in the current language."""
-    return translations().ngettext(singular, plural, n)
+    return Sentence(translations().ngettext(singular, plural, n))
 
 
 def pgettext(context: str, message: str) -> str:
     """``message`` in the current language, told apart from the same English word used
     elsewhere by ``context`` (``pgettext("card", "Skip")`` vs a command)."""
-    return translations().pgettext(context, message)
+    return Sentence(translations().pgettext(context, message))
 
 
 def N_(message: str) -> str:

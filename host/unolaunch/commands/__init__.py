@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 
 
 def add_port_argument(parser: argparse.ArgumentParser) -> None:
@@ -75,4 +76,22 @@ def apply_language(args: argparse.Namespace) -> str:
 
     lang = choose_language(getattr(args, "lang", None))
     set_language(lang)
+    language_hint(lang)
     return lang
+
+
+def language_hint(lang: str) -> None:
+    """One line on stderr when ``lang`` would read better with an extra not installed:
+    Icelandic declines players' names with ``islenska`` (``unolaunch[is]``); without it
+    every sentence keeps the names in the nominative."""
+    from unolaunch import declension
+    from unolaunch.i18n import _
+
+    if lang == "is" and not declension.available():
+        print(
+            _(
+                "hint: to decline the players' names (Þóra -> Þóru) install the islenska "
+                "package: pip install 'unolaunch[is]'; meanwhile the names stay in the nominative"
+            ),
+            file=sys.stderr,
+        )

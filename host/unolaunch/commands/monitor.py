@@ -157,6 +157,7 @@ def run(args: argparse.Namespace) -> int:
         reconnect_timeout=float("inf"),
         on_event=printer.event,
         on_noise=printer.noise,
+        on_wait=lambda text: print(text, file=sys.stderr, flush=True),
     )
     with client:
         info = client.info

@@ -228,7 +228,14 @@ def run(args: argparse.Namespace) -> int:
             from unolaunch.table.launcher import connect
 
             try:
-                launcher = connect(port, session, notify, board=args.board, rp2_dir=args.rp2_dir)
+                launcher = connect(
+                    port,
+                    session,
+                    notify,
+                    board=args.board,
+                    rp2_dir=args.rp2_dir,
+                    say=lambda text: table.say(f"⏳ {text}"),
+                )
                 table.launcher = launcher
                 if front is not None:
                     front.follow(launcher)
@@ -268,12 +275,14 @@ def keep_language(journal: Journal, session: Any, lang: str, asked: str | None) 
     """A resumed game speaks the language it was played in unless ``--lang`` (``asked``)
     says otherwise; then the new language is kept with the game for the next ``--resume``.
     A game from before languages were kept (none stored) goes on in ``lang``, and keeps it."""
+    from unolaunch.commands import language_hint
     from unolaunch.i18n import LANGUAGES, PSEUDO, set_language
 
     stored = session.record.lang
     if asked is None and stored in (*LANGUAGES, PSEUDO):
         if stored != lang:
             set_language(stored)
+            language_hint(stored)
         return
     if stored != lang:
         journal.set_lang(session.id, lang)

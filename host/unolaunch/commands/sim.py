@@ -115,6 +115,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--flash-dir, a new or empty folder",
     )
     parser.add_argument(
+        "--uf2",
+        metavar="FILE",
+        help="with --board rp2040: start as a Pico that had FILE copied onto its RPI-RP2 "
+        "drive in BOOTSEL mode (e.g. the file 'unolaunch uf2' writes): a blank flash, or "
+        "--flash-dir's, written as the Pico's boot ROM writes it, and nothing else",
+    )
+    parser.add_argument(
         "--uart",
         type=int,
         choices=(0, 1),
@@ -124,6 +131,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         'launcher.json sets "uart_id" to ID (as a USB-serial adapter on a Pico\'s pins would)',
     )
     add_board_arguments(parser)
+
+
+def _read_uf2(args: argparse.Namespace) -> bytes | None:
+    """The bytes of ``--uf2 FILE`` (None without it); a usage error on the unix board."""
+    if args.uf2 is None:
+        return None
+    if args.board != "rp2040":
+        raise UsageError("--uf2 needs --board rp2040 (the unix board has no flash chip)")
+    if args.blank:
+        raise UsageError("--uf2 and --blank do not go together: the .uf2 is the flash")
+    try:
+        return Path(args.uf2).read_bytes()
+    except OSError as exc:
+        raise UsageError(f"--uf2 {args.uf2}: {exc.strerror or exc}") from None
 
 
 def describe(ev: dict[str, Any]) -> str:
@@ -322,6 +343,7 @@ def run(args: argparse.Namespace) -> int:
                 f"--link {link} already points at {os.path.realpath(link)} (another simulator "
                 "running?): stop it or choose another path"
             )
+    uf2 = _read_uf2(args)
     reporter = _Reporter(sys.stderr, args.verbose)
     signal.signal(signal.SIGTERM, _terminate)
     signal.signal(signal.SIGHUP, _terminate)
@@ -336,6 +358,7 @@ def run(args: argparse.Namespace) -> int:
         on_hw=reporter,
         uart=args.uart,
         blank=args.blank,
+        **({"uf2": uf2} if uf2 is not None else {}),
     )
     with sim:
         print(sim.port, flush=True)

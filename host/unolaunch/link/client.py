@@ -21,6 +21,7 @@ import contextlib
 import errno
 import logging
 import os
+import random
 import select
 import threading
 import time
@@ -30,6 +31,7 @@ from typing import Any, cast
 
 import serial
 
+from unolaunch.i18n import _
 from unolaunch.link.discovery import resolve_port
 from unolaunch.link.errors import (
     BadReplyError,
@@ -70,6 +72,21 @@ _SLICE_S = 0.05  # longest a reader holds the port lock while waiting for bytes
 _RETRY_OPEN_S = 0.1  # pause between attempts to reopen a port that went away
 _EVENT_BACKLOG = 10000  # events kept for events()/next_event() when nobody consumes them
 _REPL_MARKERS = (b">>> ", b"raw REPL; CTRL-B to exit", b"\r\n>")
+
+#: How long a launcher that does not answer ``hello`` (and sits at no REPL) is waited for
+#: to start, after the hello's own timeout. The firmware is silent only while it boots
+#: (the Ctrl-C guard, the imports, the first loop: about 0.2 s of a Pico's time, 0.5 s at
+#: most) or while it hangs, and a hang ends in a watchdog reset within ``wdt_ms`` (at most
+#: 8388 ms: the RP2040 watchdog's own limit) followed by a boot; either way its ``boot``
+#: event says when it is up. So a silent launcher that runs unolaunch firmware is heard
+#: from within 8.4 + 0.5 s of its own time; the wait is that, rounded up. (A simulated
+#: RP2040 keeps this figure in its own clock, which may run slower than the host's: the
+#: simulator's boots are waited for as their boot events come, see sim/rp2040.)
+START_WAIT_S = 10.0
+#: How long a device path that does not exist yet is waited for: a Pico's USB port goes
+#: away when it resets and comes back when MicroPython starts its USB, about a second
+#: later (the port of one just plugged in, the same).
+PORT_WAIT_S = 5.0
 
 
 class _Lost(Exception):
@@ -137,7 +154,11 @@ class LauncherClient:
     ``reconnect_timeout`` seconds before giving up with :class:`DisconnectedError`.
     ``on_event``: called with every event (board events and ``link`` events), from the
     thread that happens to be reading. ``on_noise``: called with every line that is not a
-    protocol message (a traceback, a REPL banner, line noise).
+    protocol message (a traceback, a REPL banner, line noise). ``on_wait``: called with a
+    sentence when opening waits for something that takes time (a port coming back, a
+    launcher starting), so that a user knows why nothing happens yet. ``start_wait``:
+    seconds a silent launcher is given to start (:data:`START_WAIT_S`); ``port_wait``:
+    seconds a device path that is not there is given to appear (:data:`PORT_WAIT_S`).
     """
 
     def __init__(
@@ -149,6 +170,9 @@ class LauncherClient:
         reconnect_timeout: float = 30.0,
         on_event: EventCallback | None = None,
         on_noise: Callable[[str], None] | None = None,
+        on_wait: Callable[[str], None] | None = None,
+        start_wait: float = START_WAIT_S,
+        port_wait: float = PORT_WAIT_S,
     ) -> None:
         self.requested_port = port
         self.port = port
@@ -166,12 +190,21 @@ class LauncherClient:
         self._pty: tuple[int, int] | None = None  # which pty we opened, if it is one
         self._parser = LineParser()
         self._lock = threading.RLock()
-        self._next_id = 1
+        # Ids start at a random number, not 1: a reply that comes late from an earlier
+        # connection to the same board (a hello answered after its client gave up, under a
+        # slow boot) must not be taken for this one's request of the same number. Below
+        # 2^20, so they stay MicroPython small ints on the board for a long while.
+        self._next_id = random.SystemRandom().randrange(1, 2**20)
         self._replies: dict[int, Reply] = {}
         self._events: deque[EventDict] = deque(maxlen=_EVENT_BACKLOG)
         self._noise: deque[str] = deque(maxlen=20)
         self._callbacks: list[EventCallback] = [on_event] if on_event else []
         self._on_noise = on_noise
+        self._on_wait = on_wait
+        self._received = 0  # bytes read from the board so far (_exchange)
+        self.start_wait = start_wait
+        self.port_wait = port_wait
+        self._boot_heard = False  # a `boot` event came during the handshake
         self._rebooted = False
         self._closed = False
         self._in_handshake = False
@@ -195,7 +228,7 @@ class LauncherClient:
         with self._lock:
             self._closed = False
             try:
-                self._connect()
+                self._connect(first=True)
             except _Lost as exc:
                 raise DisconnectedError(
                     f"the launcher on {self.port} went away during the handshake ({exc}): "
@@ -509,6 +542,7 @@ class LauncherClient:
         line = encode_request(rid, cmd, args)
         self._write(line)
         deadline = time.monotonic() + timeout
+        heard = self._received
         while True:
             reply = self._replies.pop(rid, None)
             if reply is not None:
@@ -516,7 +550,13 @@ class LauncherClient:
             if self._rebooted and not self._in_handshake:
                 raise _Rebooted
             if time.monotonic() >= deadline:
-                raise NoReplyError(self.port, cmd, timeout, self._seen())
+                # The timeout is for silence: a board in the middle of a line (a slow one:
+                # the emulated chip on a busy host) is answering; its line is bounded
+                # (max_line), so this ends.
+                if self._received == heard or not self._parser.pending():
+                    raise NoReplyError(self.port, cmd, timeout, self._seen())
+                heard = self._received
+                deadline = time.monotonic() + timeout
             self._pump(deadline, want=rid)
 
     # ------------------------------------------------------------------ I/O
@@ -558,6 +598,7 @@ class LauncherClient:
             raise _lost(exc) from None
         if not data:
             return
+        self._received += len(data)
         for msg in self._parser.feed(data):
             self._dispatch(msg, want)
 
@@ -588,7 +629,10 @@ class LauncherClient:
                 log.debug("replay asked for by another port ignored: %s", event)
             return
         if self._in_handshake:
-            return  # anything before our hello is answered is stale (docs/protocol.md)
+            # anything before our hello is answered is stale (docs/protocol.md); a boot
+            # says the board is up (_await_start)
+            self._boot_heard = self._boot_heard or msg.name == "boot"
+            return
         if msg.name == "boot":
             self._rebooted = True
             self._track(event)
@@ -752,9 +796,11 @@ class LauncherClient:
         return " | ".join(t.strip() for t in tail if t.strip())[:200]
 
     # ------------------------------------------------------------------ connection
-    def _open_port(self) -> None:
+    def _open_port(self, first: bool = False) -> None:
         self._drop_port()
         self.port = resolve_port(self.requested_port)
+        if first:  # (a reconnection keeps trying for reconnect_timeout anyway)
+            self._await_port()
         identity = _pty_identity(self.port)
         if identity is not None and self._pty is not None and identity != self._pty:
             # A pseudo-terminal's name is handed to the next pty created, by any program:
@@ -771,6 +817,27 @@ class LauncherClient:
         self._replies.clear()
         self._rebooted = False
 
+    def _await_port(self) -> None:
+        """A device path that is missing may be a launcher resetting or just plugged in:
+        wait up to :attr:`port_wait` for it to appear (saying so) before the open fails."""
+        port = self.port
+        if "://" in port or self.port_wait <= 0 or os.path.exists(port):
+            return  # (a URL, or there)
+        self._wait_note(
+            _(
+                "waiting for {port} to appear (a launcher that was just reset or plugged in "
+                "takes about a second)…"
+            ).format(port=port)
+        )
+        deadline = time.monotonic() + self.port_wait
+        while not os.path.exists(port) and time.monotonic() < deadline:
+            time.sleep(_RETRY_OPEN_S)
+
+    def _wait_note(self, text: str) -> None:
+        log.info("%s", text)
+        if self._on_wait is not None:
+            self._on_wait(text)
+
     def _drop_port(self) -> None:
         ser, self._ser = self._ser, None
         if ser is not None:
@@ -778,9 +845,10 @@ class LauncherClient:
                 ser.close()
         self._parser.reset()
 
-    def _connect(self) -> None:
-        """Open and shake hands (one attempt); on failure the port is closed again."""
-        self._open_port()
+    def _connect(self, first: bool = False) -> None:
+        """Open and shake hands (one attempt; the ``first`` waits for a device path to
+        appear); on failure the port is closed again."""
+        self._open_port(first)
         try:
             self._handshake()
         except BaseException:
@@ -789,22 +857,23 @@ class LauncherClient:
 
     def _handshake(self) -> None:
         self._in_handshake = True
+        self._boot_heard = False
         try:
             # A newline first ends any half line the board holds (line noise, a terminal's
             # keystrokes); the protocol ignores blank lines.
             self._write(b"\n")
             try:
-                reply = self._exchange("hello", _HELLO, self.timeout)
-                if reply.id is None:  # our hello arrived glued to earlier garbage: again
-                    reply = self._exchange("hello", _HELLO, self.timeout)
+                reply = self._hello()
             except NoReplyError:
                 where = self._which_repl()
                 if where is None:
-                    raise
-                # The board sits at the MicroPython REPL (after mpremote/Thonny, a crash, or
-                # an interrupted flash): a soft reset starts the firmware again, as a Pico does.
-                self._soft_reset_from_repl(where)
-                reply = self._exchange("hello", _HELLO, self.timeout)
+                    reply = self._await_start()
+                else:
+                    # The board sits at the MicroPython REPL (after mpremote/Thonny, a crash,
+                    # or an interrupted flash): a soft reset starts the firmware again, as a
+                    # Pico does.
+                    self._soft_reset_from_repl(where)
+                    reply = self._exchange("hello", _HELLO, self.timeout)
             if not reply.ok:
                 raise IncompatibleFirmwareError(
                     f"the launcher on {self.port} refused hello ({reply.message or reply.error}):"
@@ -818,6 +887,33 @@ class LauncherClient:
         finally:
             self._in_handshake = False
             self._rebooted = False
+
+    def _await_start(self) -> Reply:
+        """No answer to hello, and no REPL: the launcher may be starting (just reset or
+        plugged in, or reset by its watchdog). Wait for its ``boot`` event as long as a
+        start can take (:attr:`start_wait`, saying so), then shake hands."""
+        if not self._boot_heard:
+            self._wait_note(
+                _(
+                    "the launcher on {port} has not answered yet: waiting up to {seconds} s "
+                    "for it to start…"
+                ).format(port=self.port, seconds=f"{self.start_wait:g}")
+            )
+            deadline = time.monotonic() + self.start_wait
+            while not self._boot_heard:
+                if time.monotonic() >= deadline:
+                    waited = 2 * self.timeout + self.start_wait  # the hello, the probe, this
+                    raise NoReplyError(self.port, "hello", waited, self._seen())
+                self._pump(deadline, max_wait=_SLICE_S)
+        # It is up: what it answered while we were not asking is gone; ask again (the
+        # probe's Ctrl-B before it makes the first a garbled line)
+        return self._hello()
+
+    def _hello(self) -> Reply:
+        reply = self._exchange("hello", _HELLO, self.timeout)
+        if reply.id is None:  # our hello arrived glued to earlier garbage: again
+            reply = self._exchange("hello", _HELLO, self.timeout)
+        return reply
 
     def _at_repl(self) -> bool:
         seen = b"".join(n.encode() for n in self._noise) + self._parser.pending()
@@ -979,7 +1075,7 @@ class LauncherClient:
     def _restore(self) -> list[str]:
         """Put back what the host had set up on the board (it lost it all); a board that
         reboots again meanwhile gets a new handshake first."""
-        for _ in range(3):
+        for _attempt in range(3):
             try:
                 return self._restore_once()
             except _Rebooted:

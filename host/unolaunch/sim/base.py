@@ -125,6 +125,33 @@ def close_fd(fd: int | None) -> None:
             os.close(fd)
 
 
+#: A wait measured on a board's clock gives up after this many times as long on the host's
+#: own clock, whatever the board's clock says (an emulator that stopped: the tests' safety
+#: net; the emulated RP2040 ran at 0.02-0.4x real time on 2 busy cores).
+WALL_FACTOR = 50
+
+
+class BoardDeadline:
+    """A timeout on a board's own clock (:meth:`SimBoard.board_seconds`): what the board
+    does in ``timeout`` seconds of its time, however slowly a busy host runs it."""
+
+    def __init__(self, board: SimBoard, timeout: float) -> None:
+        self.board = board
+        self.timeout = timeout
+        self._board_end = board.board_seconds() + timeout
+        self._wall_end = time.monotonic() + timeout * WALL_FACTOR
+
+    def left(self) -> float:
+        """Host seconds to wait before looking again (0: the time is up). A board's clock
+        never runs ahead of the host's, so its time left is the longest wait that cannot
+        overshoot; at most 0.2 s, to look at the board's clock again."""
+        board_left = self._board_end - self.board.board_seconds()
+        wall_left = self._wall_end - time.monotonic()
+        if board_left <= 0 or wall_left <= 0:
+            return 0.0
+        return min(board_left, wall_left, 0.2)
+
+
 class SimBoard:
     """The frame of a simulated launcher: a pty whose slave side (:attr:`port`) a host opens
     like a Pico's ``/dev/ttyACM0``, a relay thread, hardware reports and outside commands.
@@ -249,19 +276,39 @@ class SimBoard:
         with self._lock:
             return list(self._events)
 
+    def board_seconds(self) -> float:
+        """The board's own clock, in seconds from an arbitrary start: the host's on the unix
+        board (its firmware runs on real time); the emulated chip's on the rp2040 board,
+        which runs below real time on a busy host."""
+        return time.monotonic()
+
+    def deadline(self, timeout: float) -> BoardDeadline:
+        """A timeout of ``timeout`` seconds of the board's own time."""
+        return BoardDeadline(self, timeout)
+
+    def sleep(self, seconds: float) -> None:
+        """Let ``seconds`` of the board's own time pass (a burst's brake, a card that may
+        still come out): on the rp2040 board, as long as the chip takes to get there."""
+        deadline = self.deadline(seconds)
+        while (left := deadline.left()) > 0:
+            time.sleep(left)
+
     def wait_hw(
         self, predicate: Callable[[HwEvent], bool], timeout: float = 5.0, start: int = 0
     ) -> HwEvent:
-        """Wait for a hardware report (at index ``start`` or later) matching ``predicate``."""
-        deadline = time.monotonic() + timeout
+        """Wait for a hardware report (at index ``start`` or later) matching ``predicate``,
+        for up to ``timeout`` seconds of the board's own time."""
+        deadline = self.deadline(timeout)
         with self._lock:
             while True:
                 for ev in self._events[start:]:
                     if predicate(ev):
                         return ev
-                left = deadline - time.monotonic()
+                left = deadline.left()
                 if left <= 0:
-                    raise SimError(f"no matching hardware report within {timeout} s")
+                    raise SimError(
+                        f"no matching hardware report within {timeout} s of the board's time"
+                    )
                 self._lock.wait(left)
 
     def unplug(self) -> None:

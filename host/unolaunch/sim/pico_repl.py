@@ -52,6 +52,8 @@ SOFT_REBOOT = b"MPY: soft reboot\r\n"
 
 _CTRL_A = b"\x01"
 _CTRL_C = 0x03
+_ENTER_RAW = 0x01  # Ctrl-A at the friendly REPL
+_LEAVE_RAW = 0x02  # Ctrl-B at the raw REPL
 _CTRL_D = 0x04
 _CR = 0x0D
 _RAW_BANNER = b"raw REPL; CTRL-B to exit"
@@ -62,6 +64,14 @@ _BANNER_START = b"MicroPython "
 _GATE_REPL_S = 0.5
 _GATE_SIGINT_S = 0.15
 _GATE_EXEC_S = 0.03
+# After a Ctrl-D at an empty prompt the process ends (a Pico soft-resets): the host's next
+# bytes are for the next process, however long the old one takes to go on a busy machine
+# (a gate that opened after _GATE_REPL_S handed them to the dying one: a hello right after
+# mpremote's soft reset was lost). This only bounds a process that never ends.
+_GATE_EXIT_S = 30.0
+# After Ctrl-A/Ctrl-B switch between the friendly and the raw REPL the unix port prints the
+# other's banner and flushes its input: what follows waits for that prompt.
+_GATE_PROMPT_S = 5.0
 _BOOT_TIMEOUT_S = 5.0
 # How long bytes the firmware handed back wait for the REPL's prompt (PicoRepl.replay).
 _REPLAY_S = 2.0
@@ -89,6 +99,7 @@ class PicoRepl:
         self._muted = False  # the dying child's output is being dropped
         self._replay = b""  # bytes the firmware handed back for the REPL, not yet there
         self._replay_until = 0.0  # ... given to the REPL only if its prompt comes by then
+        self._at_prompt = False  # the child's last output was a prompt, nothing typed since
 
     # ------------------------------------------------------------------ the process
     def boot(self, child: UnixPortProcess, raw: bool, repl: bool = False) -> None:
@@ -99,6 +110,7 @@ class PicoRepl:
         bytes still waiting are kept for it."""
         self._child = child
         self._gate = ("repl", time.monotonic() + _BOOT_TIMEOUT_S) if repl else None
+        self._at_prompt = False
         self._replay = b""  # they were for the REPL of the process before
         self._raw_repl = False
         self._tail = b""
@@ -170,13 +182,14 @@ class PicoRepl:
                 # those microseconds ends the process, which the board then soft-resets)
                 chunk = bytes(self._to_child if cut < 0 else self._to_child[:cut])
             else:
-                # At the REPL: a Ctrl-D (run / soft reset) or, in the friendly REPL, a
-                # CR ends a command; the unix port then flushes its input, so stop there.
-                ends = [i for i in (self._to_child.find(_CTRL_D),) if i >= 0]
+                # At the REPL: a Ctrl-D (run / soft reset), a switch between the friendly
+                # and the raw REPL or, in the friendly REPL, a CR ends a command; the unix
+                # port then flushes its input, so stop there.
+                switch = _LEAVE_RAW if self._raw_repl else _ENTER_RAW
+                ends = [i for i in (self._to_child.find(_CTRL_D), self._to_child.find(switch))]
                 if not self._raw_repl:
-                    i = self._to_child.find(_CR)
-                    if i >= 0:
-                        ends.append(i)
+                    ends.append(self._to_child.find(_CR))
+                ends = [i for i in ends if i >= 0]
                 cut = min(ends) if ends else -1
                 chunk = bytes(self._to_child if cut < 0 else self._to_child[: cut + 1])
             if chunk:
@@ -187,11 +200,20 @@ class PicoRepl:
                 except OSError:
                     return  # the child is going away; the board notices its exit
                 del self._to_child[:n]
+                at_prompt, self._at_prompt = self._at_prompt, False
                 if n < len(chunk):
                     return
                 if not executing and cut >= 0:
-                    # After a Ctrl-D (run, or soft reset: the process ends) wait longer than
-                    # after a CR, which may only continue a statement.
+                    if at_prompt and chunk == bytes([_CTRL_D]):
+                        # Ctrl-D at an empty prompt: the process ends, what follows is the
+                        # next one's (boot() or detach() opens the gate)
+                        self._gate = ("exit", time.monotonic() + _GATE_EXIT_S)
+                        return
+                    if chunk[-1] in (_ENTER_RAW, _LEAVE_RAW):
+                        self._gate = ("prompt", time.monotonic() + _GATE_PROMPT_S)
+                        return
+                    # After a Ctrl-D (run) wait longer than after a CR, which may only
+                    # continue a statement.
                     wait = _GATE_EXEC_S if chunk[-1] == _CR else _GATE_REPL_S
                     self._gate = ("exec", time.monotonic() + wait)
                     return
@@ -212,7 +234,9 @@ class PicoRepl:
         if child is None:
             return
         executing = child.executing()
-        switched = executing if kind == "exec" else not executing
+        # ("exit": only the next process opens it, in boot(); "prompt": its prompt, in
+        # from_child())
+        switched = (kind == "exec" and executing) or (kind == "repl" and not executing)
         if switched or time.monotonic() >= deadline:
             self._gate = None
         if self._gate is None and self._to_child:
@@ -244,12 +268,11 @@ class PicoRepl:
             self._raw_repl = raw_at > friendly_at
         self._tail = seen[-64:]
         child = self._child
-        if (
-            child is not None
-            and self._gate is None
-            and any(seen.endswith(p) for p in _PROMPTS)
-            and child.executing()
-        ):
+        prompt = any(seen.endswith(p) for p in _PROMPTS)
+        self._at_prompt = prompt
+        if prompt and self._gate is not None and self._gate[0] == "prompt":
+            self._gate = None  # the other REPL is there (check_gate delivers)
+        if child is not None and self._gate is None and prompt and child.executing():
             # A prompt printed while still in "running" mode: the unix port is about to
             # switch to raw mode and flush input; hold the host's next bytes until then.
             self._gate = ("repl", time.monotonic() + _GATE_REPL_S)

@@ -35,16 +35,26 @@ from __future__ import annotations
 import unicodedata
 
 #: Colours, in the forms a player says them: the colour alone (masculine, *litur*), a
-#: card's (neuter, *spil*), feminine and accusative, and the short forms.
+#: card's (neuter, *spil*), and agreeing with a card's noun in all three genders (*rauð
+#: fimma*, *gulur þristur*, *blár fjarki*), in the cases a sentence puts them in, strong and
+#: weak (*rauða fimman*, *guli þristurinn*), and the short forms.
 COLOURS: dict[str, str] = {
     **dict.fromkeys(
-        ("rauður", "rautt", "rauð", "rauðan", "rauða", "rauðu", "rauðum", "rau"), "red"
+        ("rauður", "rautt", "rauð", "rauðan", "rauða", "rauðu", "rauðum", "rauðri", "rauði"), "red"
     ),
-    **dict.fromkeys(("gulur", "gult", "gul", "gulan", "gula", "gulu", "gulum"), "yellow"),
+    **dict.fromkeys(("rauðs", "rauðrar", "rau"), "red"),
     **dict.fromkeys(
-        ("grænn", "grænt", "græn", "grænan", "græna", "grænu", "grænum", "græ"), "green"
+        ("gulur", "gult", "gul", "gulan", "gula", "gulu", "gulum", "gulri", "guli"), "yellow"
     ),
-    **dict.fromkeys(("blár", "blátt", "blá", "bláan", "bláa", "bláu", "bláum"), "blue"),
+    **dict.fromkeys(("guls", "gulrar"), "yellow"),
+    **dict.fromkeys(
+        ("grænn", "grænt", "græn", "grænan", "græna", "grænu", "grænum", "grænni", "græni"), "green"
+    ),
+    **dict.fromkeys(("græns", "grænnar", "græ"), "green"),
+    **dict.fromkeys(
+        ("blár", "blátt", "blá", "bláan", "bláa", "bláu", "bláum", "blárri", "blái"), "blue"
+    ),
+    **dict.fromkeys(("blás", "blárrar"), "blue"),
 }
 
 #: Numbers as words, in their genders (*einn*, *ein*, *eitt*) and a few cases.
@@ -59,6 +69,30 @@ NUMBERS: dict[str, str] = {
     "sjö": "7",
     "átta": "8",
     "níu": "9",
+}
+
+#: A number card by its noun, as at any Icelandic card table: *tvistur*, *þristur*,
+#: *fjarki* (masculine), *fimma*, *sexa*, *sjöa*, *átta*, *nía* (feminine), the *ás* for
+#: the 1 and *núll* for Mario Kart's 0 — each in the singular's cases, indefinite and
+#: definite (*rauð fimma*, *rauðu fimmuna*, *gula sjöan*). The colour agrees with the noun
+#: (COLOURS has every gender); the parser reads the card as ``red 5``.
+CARD_NOUNS: dict[str, str] = {
+    **dict.fromkeys(("núll", "núllið", "núllinu", "núlls", "núllsins"), "0"),
+    **dict.fromkeys(("ás", "ásinn", "ási", "ásnum", "áss", "ássins"), "1"),
+    **dict.fromkeys(
+        ("tvistur", "tvist", "tvisti", "tvists", "tvisturinn", "tvistinn", "tvistinum"), "2"
+    ),
+    **dict.fromkeys(("tvistsins",), "2"),
+    **dict.fromkeys(
+        ("þristur", "þrist", "þristi", "þrists", "þristurinn", "þristinn", "þristinum"), "3"
+    ),
+    **dict.fromkeys(("þristsins",), "3"),
+    **dict.fromkeys(("fjarki", "fjarka", "fjarkinn", "fjarkann", "fjarkanum", "fjarkans"), "4"),
+    **dict.fromkeys(("fimma", "fimmu", "fimman", "fimmuna", "fimmunni", "fimmunnar"), "5"),
+    **dict.fromkeys(("sexa", "sexu", "sexan", "sexuna", "sexunni", "sexunnar"), "6"),
+    **dict.fromkeys(("sjöa", "sjöu", "sjöan", "sjöuna", "sjöunni", "sjöunnar"), "7"),
+    **dict.fromkeys(("átta", "áttu", "áttan", "áttuna", "áttunni", "áttunnar"), "8"),
+    **dict.fromkeys(("nía", "níu", "nían", "níuna", "níunni", "níunnar"), "9"),
 }
 
 #: The cards, with the sheets' terms (/shared/seeds: "slepptu spil", "öfugt spil",
@@ -106,47 +140,55 @@ CARDS: dict[str, str] = {
     "sérsnið": "custom",
     "hlutakassi": "item box",
     "hlutakassa": "item box",
+    "hlutakassinn": "item box",
+    "hlutakassann": "item box",
     "kassi": "box",
     "kassa": "box",
     "dýfa í stokkinn": "dip",
     "dýfa": "dip",
     "dýfu": "dip",
+    # Draw cards said with "plús": "plús fjórir" is the "+4" of "villispil +4" (MK-12)
+    **dict.fromkeys(("plús 4", "plús fjórir", "plús fjögur"), "+4"),
+    **dict.fromkeys(("plús 2", "plús tveir", "plús tvö"), "+2"),
+    **dict.fromkeys(("plús 1", "plús einn", "plús eitt"), "+1"),
 }
 
-#: What players do, and the table's own commands.
+#: Where a press is said with its object: *ýta á hnappinn*, *ýti á takkann*.
+_BUTTON = ("á hnappinn", "á takkann", "á skotvélina", "á hnapp", "á takka")
+
+
+def _said_with(forms: tuple[str, ...], objects: tuple[str, ...], english: str) -> dict[str, str]:
+    """Each verb form alone and with each object (``ýti`` -> ``ýti á hnappinn``...)."""
+    return {f"{form} {obj}": english for form in forms for obj in objects} | dict.fromkeys(
+        forms, english
+    )
+
+
+#: What players do, and the table's own commands, in the forms people type: the
+#: infinitive (*draga*), the first person (*dreg*, *ég dreg*: *ég* is passed over), the
+#: imperative (*dragðu*), the third person and the past (*dregur*, *dró*).
 COMMANDS: dict[str, str] = {
     # press the launcher's button (ýta á hnappinn); a press the launcher missed (ATK-25)
-    "ýta á hnappinn": "press",
-    "ýtti á hnappinn": "pressed",
-    "ýta": "press",
-    "ýttu": "press",
-    "ýti": "press",
-    "ýtir": "press",
-    "ýtti": "pressed",
-    "ýting": "press",
-    "ýtingu": "press",
+    **_said_with(("ýta", "ýttu", "ýti", "ýtir", "ýting", "ýtingu"), _BUTTON, "press"),
+    **_said_with(("ýtti", "ýtt"), _BUTTON, "pressed"),
     "missti af": "missed",
     "missti": "missed",
     "misst": "missed",
-    # draw from the stock; "draga tvö" as in "draw two" (a Draw card only with its colour)
-    "draga": "draw",
-    "dragðu": "draw",
-    "dreg": "draw",
-    "dregur": "draws",
-    "dró": "drew",
-    "tók": "took",
+    # draw from the stock (draga spil; kaupa, as in Ólsen ólsen; taka spil); "draga tvö"
+    # as in "draw two": a Draw card only with its colour
+    **dict.fromkeys(("draga", "dragðu", "drag", "dreg", "taka", "tek", "taktu"), "draw"),
+    **dict.fromkeys(("kaupa", "kaupi", "kauptu"), "draw"),
+    **dict.fromkeys(("dregur", "tekur", "kaupir"), "draws"),
+    **dict.fromkeys(("dró", "tók", "keypti"), "drew"),
     # pass (segja pass), done
-    "segja pass": "pass",
-    "segi pass": "pass",
-    "passa": "pass",
-    "passar": "pass",
+    **dict.fromkeys(("segja pass", "segi pass", "segir pass", "sagði pass"), "pass"),
+    **dict.fromkeys(("passa", "passar", "passaði", "passaðu"), "pass"),
     "búinn": "done",
     "búin": "done",
-    # challenge (MK-20, PP-13) and its outcome; accept
-    "véfengja": "challenge",
-    "véfengi": "challenge",
-    "véfengir": "challenge",
-    "véfengdi": "challenged",
+    # challenge (MK-20, PP-13: véfengja; the sheets' "skora á") and its outcome; accept
+    **dict.fromkeys(("véfengja", "véfengi", "véfengdu", "véfengir", "véfenging"), "challenge"),
+    **dict.fromkeys(("skora á", "skoraðu á", "skorar á", "áskorun"), "challenge"),
+    **dict.fromkeys(("véfengdi", "skoraði á"), "challenged"),
     "vann": "won",
     "vinnur": "wins",
     "tókst": "won",
@@ -155,21 +197,16 @@ COMMANDS: dict[str, str] = {
     "mistókst": "lost",
     "sekur": "guilty",
     "saklaus": "innocent",
-    "samþykkja": "accept",
-    "samþykki": "accept",
-    "samþykkir": "accept",
-    # UNO, catch (COM-6)
-    "segja uno": "uno",
-    "segi uno": "uno",
-    "segir uno": "uno",
-    "úno": "uno",
-    "grípa": "catch",
-    "gríp": "catch",
-    "grípur": "catch",
-    "greip": "caught",
-    "nappa": "catch",
-    "nappar": "catch",
-    "nappaði": "caught",
+    **dict.fromkeys(("samþykkja", "samþykki", "samþykktu", "samþykkir"), "accept"),
+    **dict.fromkeys(("taka við", "tek við", "taktu við", "tekur við", "tók við"), "accept"),
+    # UNO, catch (COM-6: grípa, góma, nappa)
+    **dict.fromkeys(("segja uno", "segi uno", "segir uno", "sagði uno", "úno"), "uno"),
+    **dict.fromkeys(("grípa", "gríp", "gríptu", "grípur"), "catch"),
+    **dict.fromkeys(("góma", "gómaðu", "gómar", "nappa", "nappaðu", "nappar"), "catch"),
+    **dict.fromkeys(("greip", "gómaði", "nappaði"), "caught"),
+    # play a card (leggja út, spila)
+    **dict.fromkeys(("legg út", "leggja út", "leggur út", "lagði út", "spila út"), "play"),
+    **dict.fromkeys(("spilar út", "spilaði út", "legg", "leggja"), "play"),
     # choose a colour or a player; give a card (PP-11)
     "velja": "choose",
     "vel": "choose",
@@ -209,6 +246,21 @@ COMMANDS: dict[str, str] = {
     "losað": "unjam",
 }
 
+#: The simulated launcher's controls (``--port sim``), after ``sim``: what 'unolaunch sim'
+#: reads in English (``sim stífla`` is ``sim jam``).
+SIM: dict[str, str] = {
+    "sim stífla": "sim jam",
+    "sim losa": "sim unjam",
+    "sim hlaða": "sim load",
+    "sim aftengja": "sim unplug",
+    "sim tengja": "sim replug",
+    "sim endurræsa": "sim reset",
+    "sim frysta": "sim stall",
+    "sim þíða": "sim unstall",
+    "sim halda": "sim hold",
+    "sim ýta": "sim press",
+}
+
 #: Answers (yes/no, none) and the small words of a sentence the parser passes over.
 WORDS: dict[str, str] = {
     "já": "yes",
@@ -241,7 +293,11 @@ WORDS: dict[str, str] = {
     "spilaði": "played",
     "leggur": "plays",
     "lagði": "played",
+    "ég": "",  # "ég dreg", "ég passa": the subject is passed over
+    **dict.fromkeys(("kom út", "komu út"), "came out"),  # 'ýtti, 2 komu út' (ATK-5)
+    **dict.fromkeys(("kom", "komu"), "came"),
     "og": "and",
+    "við": "with",  # 'skipta við Þóru' (ATK-19)
     "svo": "then",
     "síðan": "then",
     "með": "with",
@@ -254,7 +310,15 @@ WORDS: dict[str, str] = {
 }
 
 #: Everything above: Icelandic word or phrase -> English words of the parser.
-TERMS: dict[str, str] = {**COLOURS, **NUMBERS, **CARDS, **COMMANDS, **WORDS}
+TERMS: dict[str, str] = {
+    **COLOURS,
+    **NUMBERS,
+    **CARD_NOUNS,
+    **CARDS,
+    **COMMANDS,
+    **SIM,
+    **WORDS,
+}
 
 #: Icelandic letters written without their accents, as on a keyboard without them.
 _PLAIN = str.maketrans(
@@ -317,6 +381,20 @@ COMPLETE_KINDS = {
     "WDD": "dýfa",
 }
 
+#: Each number card's noun as a suggestion names it (``fimmaa`` -> ``fimma``).
+NUMBER_NOUNS = {
+    "0": "núll",
+    "1": "ás",
+    "2": "tvistur",
+    "3": "þristur",
+    "4": "fjarki",
+    "5": "fimma",
+    "6": "sexa",
+    "7": "sjöa",
+    "8": "átta",
+    "9": "nía",
+}
+
 #: How an example in a message writes a word the parser read (its English form), in
 #: Icelandic: the word a player would type (``skip`` -> ``sleppa``, ``red`` -> ``rautt``).
 SAY: dict[str, str] = {
@@ -341,6 +419,11 @@ SAY: dict[str, str] = {
     "itembox": "hlutakassi",
     "press": "ýta",
     "pressed": "ýtti",
+    "pass": "pass",
+    "take": "taka",
+    "done": "búinn",
+    "uno": "uno",
+    "stop": "stöðva",
     "missed": "missti",
     "draw": "draga",
     "drew": "dró",

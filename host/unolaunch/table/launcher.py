@@ -676,8 +676,10 @@ def connect(
     *,
     board: str = "unix",
     rp2_dir: str | None = None,
+    say: Callable[[str], None] | None = None,
 ) -> LinkedLauncher:
-    """Open the launcher at ``port`` (a device, ``auto`` or ``sim``) for a table session.
+    """Open the launcher at ``port`` (a device, ``auto`` or ``sim``) for a table session;
+    ``say`` prints why opening waits, if it does (a launcher that is starting).
 
     ``sim`` starts a simulated launcher (the real firmware in MicroPython, on ``board``:
     see :func:`unolaunch.sim.make_launcher`) loaded with the cards of the stock; typing
@@ -706,7 +708,8 @@ def connect(
             sim.close()
             raise UnolaunchError(_("the simulated launcher did not start; run 'unolaunch sim'"))
     else:
-        client = open_launcher(port, timeout=2.0)
+        # a launcher that is starting (just reset or plugged in) is waited for, and said
+        client = open_launcher(port, timeout=2.0, on_wait=say)
 
     def reopen() -> Any:
         return open_launcher(device, timeout=2.0)

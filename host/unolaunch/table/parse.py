@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from unolaunch import declension
 from unolaunch.errors import UnolaunchError
 from unolaunch.i18n import N_, _, current, pgettext
 from unolaunch.table import glossary
@@ -117,12 +118,14 @@ _PHRASES: list[tuple[tuple[str, ...], str]] = [
     (("custom",), "WC"),
     (("wc",), "WC"),
     (("wild", "draw", "4"), "W+4"),
+    (("wild", "+4"), "W+4"),  # 'villispil +4'
     (("draw", "4"), "W+4"),
     (("w+4",), "W+4"),
     (("wd4",), "W+4"),
     (("+4",), "W+4"),
     (("d4",), "W+4"),
     (("wild", "draw", "2"), "W+2"),
+    (("wild", "+2"), "W+2"),
     (("w+2",), "W+2"),
     (("wd2",), "W+2"),
     (("wild", "item", "box"), "WIB"),
@@ -230,51 +233,93 @@ class Command:
 Parsed = Move | Command
 
 
+class Word(str):
+    """A word the parser reads (lower case, English: ``red``), remembering what the player
+    typed for it (``typed``: ``Rauð``; a phrase's words share theirs, ``slepptu spil`` for
+    ``skip``) and where (``at``, the typed word's index), so that a refusal quotes the
+    player's own words (:func:`quoted`), never the parser's."""
+
+    typed: str
+    at: int
+
+    def __new__(cls, word: str, typed: str, at: int) -> Word:
+        """``word`` read from ``typed``, the ``at``-th word of the line."""
+        self = super().__new__(cls, word)
+        self.typed = typed
+        self.at = at
+        return self
+
+
+def quoted(words: Sequence[str]) -> str:
+    """What the player typed for ``words`` (tokens of :func:`tokens_of`), in quotes, as it
+    was typed: case, accents and Icelandic words kept (``'Rauð fimmaa'``)."""
+    seen: dict[int, str] = {}
+    for i, w in enumerate(words):
+        if w == ",":
+            continue
+        if isinstance(w, Word):
+            seen.setdefault(w.at, w.typed)
+        else:  # not from tokens_of: as it is
+            seen.setdefault(100_000 + i, str(w))
+    return repr(" ".join(seen[k] for k in sorted(seen)))
+
+
 def tokens_of(text: str, commas: bool = False) -> list[str]:
     """Lower-case words of ``text``; ``Bob:`` -> ``bob``, number words become digits,
     ``draw two`` -> ``draw 2``. Commas are spaces, or (``commas``) ``","`` tokens that end
-    a card in a list of cards (``wild, blue skip``)."""
+    a card in a list of cards (``wild, blue skip``). Each is a :class:`Word` that knows
+    what was typed for it."""
     text = unicodedata.normalize("NFC", text)  # a pasted or macOS-typed name (Zoe\u0308)
-    words = text.replace(",", " , " if commas else " ").replace(":", " ").lower().split()
+    raw = text.replace(",", " , " if commas else " ").replace(":", " ").split()
     out: list[str] = []
-    for w in _english(words):
+    for w in _english(raw):
+        assert isinstance(w, Word)
         glued = _GLUED.match(w)
         if glued:  # "red7", "blue+2": a colour word glued to its card
-            out += [glued.group(1), glued.group(2)]
+            out += [Word(glued.group(1), w.typed, w.at), Word(glued.group(2), w.typed, w.at)]
+        elif w in _NUMBER_WORDS:
+            out.append(Word(str(_NUMBER_WORDS[w]), w.typed, w.at))
         else:
-            out.append(str(_NUMBER_WORDS[w]) if w in _NUMBER_WORDS else w)
+            out.append(w)
     return out
 
 
 _GLUED = re.compile(r"^(red|yellow|yel|green|grn|blue|blu)(\d|\+\d|skip|reverse|rev)$")
 
 
-def _english(words: list[str]) -> list[str]:
-    """``words`` with each Icelandic word or phrase of the glossary replaced by the English
-    words it stands for, longest phrase first (``slepptu spil`` -> ``skip``)."""
-    out: list[str] = []
+def _english(raw: list[str]) -> list[Word]:
+    """The words typed (``raw``, as typed) in lower case, each Icelandic word or phrase of
+    the glossary replaced by the English words it stands for, longest phrase first
+    (``slepptu spil`` -> ``skip``)."""
+    words = [w.lower() for w in raw]
+    out: list[Word] = []
     i = 0
     while i < len(words):
         for n in range(min(_LONGEST, len(words) - i), 0, -1):
             english = _ICELANDIC.get(" ".join(words[i : i + n]))
             if english is not None:
-                out += english.split()
+                said = " ".join(raw[i : i + n])
+                out += [Word(e, said, i) for e in english.split()]
                 i += n
                 break
         else:
-            out.append(words[i])
+            out.append(Word(words[i], raw[i], i))
             i += 1
     return out
 
 
 def _player(word: str, players: Sequence[str]) -> str | None:
-    """The player named ``word`` (case-insensitive; a unique prefix of 2+ letters works;
-    without its accents too when nobody is named so: ``orn`` is Örn, ``thora`` Þóra)."""
+    """The player named ``word`` (case-insensitive; in any case of an Icelandic name:
+    ``Þóru`` is Þóra, ``Erni`` Örn; a unique prefix of 2+ letters works; without its
+    accents too when nobody is named so: ``orn`` is Örn, ``thora`` Þóra)."""
     for key in (name_key, _plain_key):
         typed = key(word)
         exact = [p for p in players if key(p) == typed]
         if exact:
             return exact[0]
+        declined = [p for p in players if typed in {key(f) for f in declension.readings(p)}]
+        if len(declined) == 1:
+            return declined[0]
         if len(typed) >= 2:
             prefixed = [p for p in players if key(p).startswith(typed)]
             if len(prefixed) == 1:
@@ -303,12 +348,16 @@ def _resolve_kind(kind: str, variant: str) -> str:
 def card_code(text: str, ctx: Context, default_color: bool = True) -> str:
     """Read one card (``r5``, ``red 5``, ``wild``, ``WH4``) as its code; for the cards left
     in a hand at round end and for cards the table must name (a Wild Item Box's turn-up)."""
-    toks = tokens_of(text)
+    return _one_card(tokens_of(text), ctx, default_color)
+
+
+def _one_card(toks: list[str], ctx: Context, default_color: bool = True) -> str:
+    """:func:`card_code` of words already read."""
     codes = _cards_in(toks, ctx, default_color)
     if len(codes) != 1:
         raise ParseError(
             _("{text} is not one card; write it like r5, 'green skip' or WH4").format(
-                text=repr(text.strip())
+                text=quoted(toks)
             )
         )
     return codes[0]
@@ -391,11 +440,11 @@ def _next_card(
         meant = _did_you_mean(tok, ctx)
         raise ParseError(
             _("{word} is not a card here — did you mean '{meant}'? ({examples})").format(
-                word=repr(_say(tok)), meant=meant, examples=_examples(ctx.variant)
+                word=quoted([tok]), meant=meant, examples=_examples(ctx.variant)
             )
             if meant
             else _("{word} is not a card here; {examples}").format(
-                word=repr(_say(tok)), examples=_examples(ctx.variant)
+                word=quoted([tok]), examples=_examples(ctx.variant)
             )
         )
     i += used
@@ -429,34 +478,33 @@ def _next_card(
     if colour is None:
         raise ParseError(
             _("which colour is the {card}? e.g. 'red {word}'").format(
-                card=_kind_name(kind), word=_say(toks[i - 1])
+                card=_kind_name(kind), word=_say_phrase(" ".join(toks[i - used : i]))
             )
         )
     return _coloured_code(colour, kind, ctx), None, i
 
 
 def _did_you_mean(word: str, ctx: Context) -> str:
-    """The word a misspelt ``word`` most likely is: a colour, a card word of this variant,
-    a verb or a player's name (``bleu`` -> ``blue``); empty when nothing is close."""
-    words = {w: w for w in list(COLORS) + list(_VERBS) + ["pass", "accept", "catch"]}
+    """The word a misspelt ``word`` most likely is, in the table's language: a colour, a
+    card word of this variant, a verb or a player's name (``bleu`` -> ``blue``; in
+    Icelandic ``fimmaa`` -> ``fimma``, ``bleu`` -> ``blátt``); empty when nothing is close."""
+    words = set(COLORS) | _VERBS | {"pass", "accept", "catch"}
     kinds = _card_kinds(ctx.variant)
-    words.update({p[0]: p[0] for p, k in _PHRASES if _resolve_kind(k, ctx.variant) in kinds})
+    words |= {p[0] for p, k in _PHRASES if _resolve_kind(k, ctx.variant) in kinds}
     players = {p.lower(): p for p in ctx.players}  # typed words are lower-cased
-    tries = [{**words, **players}]
     if current() == "is":
-        # The Icelandic word (of a colour, a verb, a card of this variant) first; a typo of
-        # an English word gets the Icelandic word for the English one it is close to.
-        icelandic = {
-            said: said
-            for english, said in glossary.SAY.items()
-            if english in words and " " not in said
-        }
-        tries.insert(0, {**icelandic, **players})
+        # Icelandic words only: each English word's Icelandic one and the number cards'
+        # nouns first; then a typo of an English word gets the Icelandic word for it.
+        said = {e: glossary.SAY[e] for e in sorted(words) if e in glossary.SAY}
+        nouns = [n for d, n in glossary.NUMBER_NOUNS.items() if int(d) in _NUMBERS[ctx.variant]]
+        icelandic = {w: w for w in [*said.values(), *nouns] if " " not in w}
+        tries = [{**icelandic, **players}, said]
+    else:
+        tries = [{**{w: w for w in words}, **players}]
     for known in tries:
         close = difflib.get_close_matches(word, [w for w in known if w != word], n=1, cutoff=0.6)
         if close:
-            meant = known[close[0]]
-            return meant if meant in ctx.players else _say(meant)
+            return known[close[0]]
     return ""
 
 
@@ -684,7 +732,6 @@ _NO = {"no", "n", "lost", "lose", "false", "innocent", "clean", "wrong", "failed
 def _table_fact(by: str, toks: list[str], ctx: Context) -> Move:
     """A fact only the table knows: the start card, an Item Box's card, a card given,
     a challenge's outcome (hidden hands, docs/architecture.md §1)."""
-    text = " ".join(_say(t) for t in toks)
     if ctx.choice == "won":
         words = [w for w in toks if w not in ("challenge", "the", "it")]
         if len(words) == 1 and words[0] in _YES | _NO:
@@ -698,7 +745,7 @@ def _table_fact(by: str, toks: list[str], ctx: Context) -> Move:
     key = {"top": "top", "turned": "turned", "give": "give"}[str(ctx.choice)]
     words = [w for w in toks if w not in _FILLER and w not in ("turned", "is", "was", "top")]
     try:
-        code = card_code(" ".join(words), ctx, default_color=False)
+        code = _one_card(words, ctx, default_color=False)
     except ParseError:
         what = {
             "top": _(
@@ -711,12 +758,17 @@ def _table_fact(by: str, toks: list[str], ctx: Context) -> Move:
             ),
             "give": _("{text} is not one card; type the card given, e.g. r5, 'green skip' or W"),
         }[key]
-        raise ParseError(what.format(text=repr(text))) from None
+        raise ParseError(what.format(text=quoted(toks))) from None
     return Move(({"by": by, "choose": {key: code}},))
 
 
 def _is_fix(toks: list[str]) -> bool:
     return len(toks) == 2 and _count(toks[1]) is not None
+
+
+#: The simulated launcher's controls after ``sim`` (what 'unolaunch sim' reads).
+_SIM_WORDS = {"jam", "unjam", "load", "unplug", "replug", "reset", "stall", "unstall", "hold"}
+_SIM_WORDS |= {"press", "down", "up"}
 
 
 def _command(toks: list[str], ctx: Context) -> Command | None:
@@ -961,7 +1013,7 @@ def _choose(by: str, rest: list[str], ctx: Context) -> Move:
             difflib.get_close_matches(typed, list(COLORS), n=1)
             or [c for c, name in names.items() if difflib.get_close_matches(typed, [name], n=1)][:1]
         )
-        text = repr(" ".join(_say(w) for w in words))
+        text = quoted(words)
         if meant:
             raise ParseError(
                 _(
@@ -996,7 +1048,7 @@ def _play(by: str, toks: list[str], ctx: Context) -> Move:
         give_words = words[k + 1 :]
         words = words[:k]
         if give_words:
-            give = card_code(" ".join(w for w in give_words if w != ","), ctx)
+            give = _one_card([w for w in give_words if w != ","], ctx)
     target: str | None = None
     kept: list[str] = []
     for w in words:
@@ -1349,11 +1401,14 @@ def help_text(ctx: Context) -> str:
             "  --port sim: 'sim jam', 'sim unjam', 'sim load 40', 'sim unplug', 'sim replug',"
             " 'sim reset', 'sim stall' ... (what 'unolaunch sim' reads)"
         ),
-        _("At a round's end, the cards left in each hand ('r5 g7 wild blue skip') or their"),
+        _("At a round's end, the cards left in each hand ('{hand}') or their"),
         _("  points (37), 'none' for no cards; they must fit the hand size shown — 'fix NAME N'"),
         _("  first if it is wrong (COM-8). 'undo' goes back across a round's or the game's end."),
     ]
-    return "\n".join(line.format(codes=codes, **names) for line in lines)
+    # A hand at a round's end, of this variant's cards (Mario Kart has no plain Wild).
+    wild = _say_phrase("wild +4" if v == "mario-kart" else "wild")
+    hand = f"r5 g7 {wild} {_colour('blue')} {_say('skip')}"
+    return "\n".join(line.format(codes=codes, hand=hand, **names) for line in lines)
 
 
 #: Every word the English side of the parser reads: an Icelandic term written without its
@@ -1375,6 +1430,7 @@ _ENGLISH = frozenset(
     | {"has", "none", "nothing", "empty", "points", "point", "pts", "pt", "more", "sim"}
     | {"win", "wins", "lose", "loses", "given", "gives", "came", "out", "up", "show", "is"}
     | {"cancel", "next", "end", "reopen"}  # answers to the table's questions (app.py)
+    | _SIM_WORDS
 )
 #: Icelandic word or phrase -> the English words it stands for (glossary.py).
 _ICELANDIC = glossary.terms(_ENGLISH)

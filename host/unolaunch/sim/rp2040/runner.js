@@ -26,6 +26,7 @@ const fs = require('fs');
 const path = require('path');
 const readline = require('readline');
 const util = require('util');
+const { randomInt } = require('crypto');
 
 // Nothing but protocol lines may reach fd 4; rp2040js also prints with console.* directly.
 for (const k of ['log', 'info', 'debug', 'warn', 'error']) {
@@ -274,6 +275,18 @@ class RegisterFile extends BasePeripheral {
   writeUint32(offset, value) {
     this.regs.set(offset, value >>> 0);
   }
+}
+
+// ROSC: RANDOMBIT (0x1c) is the ring oscillator's jitter, a fresh random bit at every read,
+// as on a chip: pico_rand seeds MicroPython's os.urandom and `random` from it. (Left
+// unimplemented it read 0xffffffff, so every boot drew the same "random" numbers: the
+// launcher's boot id, which tells a host that it restarted, came out the same after a
+// reset.) The other registers stay as rp2040js leaves them: reads ~0, writes ignored.
+class Rosc extends BasePeripheral {
+  readUint32(offset) {
+    return offset === 0x1c ? randomInt(2) : 0xffffffff;
+  }
+  writeUint32() {}
 }
 
 // IO_QSPI: the boot ROM/SDK frame flash commands by forcing QSPI_SS low/high through
@@ -1215,6 +1228,7 @@ function buildChip({ reason = 0, scratch = null } = {}) {
   const ssi = new FlashSSI(mcu, 'SSI', nor);
   mcu.peripherals[0x18000] = ssi;
   mcu.peripherals[0x40018] = new IOQSPI(mcu, 'IO_QSPI', ssi);
+  mcu.peripherals[0x40060] = new Rosc(mcu, 'ROSC_BASE');
   // XIP_CTRL: CTRL (cache enabled), STAT = FIFO_EMPTY | FLUSH_READY
   mcu.peripherals[0x14000] = new RegisterFile(mcu, 'XIP_CTRL', { 0x0: 3, 0x8: 3 });
   // VREG_AND_CHIP_RESET: VREG, BOD defaults; CHIP_RESET.HAD_POR (unimplemented it reads ~0)
@@ -1731,7 +1745,10 @@ function handle(msg) {
       grantNs = nowNs();
       return sendSync(usOf(grantNs));
     case 'usb': {
-      if (!chip || !chip.connected) return; // no host connection: bytes are lost
+      // Bytes for a chip that is booting (a reset, a watchdog: the parent may not have heard
+      // of it yet) wait for its USB, as a real host's wait for the port to come back; no
+      // chip (unplugged): they are lost.
+      if (!chip) return;
       const data = Buffer.from(msg.data || '', 'base64');
       if (data.length) usbIn.push(data);
       feedUsb(chip);

