@@ -13,7 +13,6 @@ from typing import Any
 
 import pytest
 from rich.console import Console
-from table_pty import Player
 from test_table_parse import ATK, PP, P, one  # the contexts and helper the parse tests use
 from unolaunch.cards import card_code, deck_composition
 from unolaunch.table.app import Table
@@ -437,21 +436,3 @@ def test_a_warning_and_a_turn_mark_do_not_outlive_their_moment(tmp_path: Path) -
 def test_a_misspelt_player_name_gets_did_you_mean() -> None:
     assert "did you mean 'catch Bob'" in refused("catch Bbo")
     assert "did you mean 'Bob'" in refused("Bbo: r5")
-
-
-def test_tab_at_the_terminal_offers_this_games_cards(tmp_path: Path) -> None:
-    # The real readline completer in a pseudo-terminal: a plain UNO Attack deck has no
-    # Wild Hit Fire (ATK-2), so 'hi' + Tab offers Hit 2 and Hit 4 only.
-    p = Player(tmp_path, "play", "--variant", "attack", "--players", "Ann,Bob,Cy", "--dealer", "Cy")
-    try:
-        p.type("Cy> ", "y5")
-        p.expect("Ann> ")
-        p.child.send("hi\t")
-        p.child.expect_exact("t")  # the common part is completed: 'hit'
-        p.child.send("\t\t")  # readline lists the choices at the second Tab, then the line
-        p.child.expect_exact("Ann> hit")
-        listed = str(p.child.before)
-        assert "hit2" in listed and "hit4" in listed and "hitfire" not in listed, listed
-    finally:
-        p.child.sendcontrol("c")
-        p.child.close(force=True)

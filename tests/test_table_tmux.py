@@ -143,3 +143,25 @@ def test_item1_notices_print_above_the_prompt_and_tab_completes(
     pane.keys("C-u")
     pane.keys("Up")  # the line typed before: the start card
     pane.wait_prompt("Bob> r5")
+
+
+def test_tab_offers_this_games_cards_only(tmp_path: Path) -> None:
+    """Tab at the terminal (moved here from test_table_reading.py: the completions are
+    listed on the screen): a plain UNO Attack deck has no Wild Hit Fire (ATK-2), so 'hi' and
+    Tab complete the common part, and a second Tab lists Hit 2 and Hit 4 only."""
+    data = tmp_path / "data"
+    argv = ["play", "--variant", "attack", "--players", "Ann,Bob,Cy", "--dealer", "Cy"]
+    pane = Pane(tmp_path, [*argv, "--data-dir", str(data)])
+    try:
+        pane.wait_prompt("Cy>")
+        pane.keys("y5", literal=True)
+        pane.keys("Enter")
+        pane.wait_prompt("Ann>")
+        pane.keys("hi", literal=True)
+        pane.keys("Tab")
+        pane.wait(lambda: "Ann> hit" in pane.screen(), "'hit' completed")
+        pane.keys("Tab")
+        pane.wait(lambda: "hit2" in pane.screen() and "hit4" in pane.screen(), "the choices")
+        assert "hitfire" not in pane.screen()
+    finally:
+        pane.close()

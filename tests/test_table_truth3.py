@@ -69,18 +69,31 @@ def test_item4_each_screen_says_a_phones_move_in_its_own_language(tmp_path: Path
         status, reply = post(url, links["Ann"], {"by": "Ann", "play": "y5"}, "en")
         assert status == 200 and reply["effects"] == ["Ann plays yellow 5"], reply
         said = line_after(p, "Ann (vefur): ")
-        assert said == "Ann (vefur): Ann spilar gult 5", said
+        assert said == icelandic_play("Ann", "y5"), said
         english, icelandic = get_state(url, "en"), get_state(url)
         assert english["notice"] == "Ann (web): Ann plays yellow 5", english["notice"]
-        assert icelandic["notice"] == "Ann (vefur): Ann spilar gult 5", icelandic["notice"]
+        assert icelandic["notice"] == icelandic_play("Ann", "y5"), icelandic["notice"]
         assert english["log"][-2:] == ["Cy (web): start card yellow 3", english["notice"]]
         # an Icelandic phone in this Icelandic game, and Bob's English move after it
         p.at("Bob> ")
         assert post(url, links["Bob"], {"by": "Bob", "play": "y7"}, "is")[0] == 200
-        assert line_after(p, "Bob (vefur): ") == "Bob (vefur): Bob spilar gult 7"
+        assert line_after(p, "Bob (vefur): ") == icelandic_play("Bob", "y7")
         assert get_state(url, "en")["notice"] == "Bob (web): Bob plays yellow 7"
     finally:
         p.close()
+
+
+def icelandic_play(who: str, card: str) -> str:
+    """The line of a phone's play in Icelandic, from the catalog ("Ann (vefur): Ann
+    leggur út gult 5")."""
+    from unolaunch.i18n import _, use
+    from unolaunch.table.screen import card_name
+
+    with use("is"):
+        play = _("{who} plays {card}").format(who=who, card=card_name(card))
+        line = _("{player} (web): {what}").format(player=who, what=play)
+    assert "gult" in line and "plays" not in line, line
+    return line
 
 
 def _stock_expected(state: dict[str, Any], pile: int) -> int:
