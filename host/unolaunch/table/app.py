@@ -125,6 +125,7 @@ class Table:
         #: only remembered, and that screen shows it (issue 34, item 6: a resume drew the
         #: board twice, the first time without the launcher's line)
         self.holding = False
+        self._held: list[Outcome] = []  # what happened while holding: said before that screen
         # --port sim: carries out one 'unolaunch sim' command ('jam', 'load 40'), or None
         self.sim_commands: Callable[[str], None] | None = None
 
@@ -286,9 +287,11 @@ class Table:
         a live prompt redraws itself (its text follows the game), else it is written
         again here, with the turn's prompt naming whoever is awaited now."""
         reader = self.reader
-        if self.holding:
-            return  # the first screen shows it
         with self.out_lock:
+            if self.holding:  # said just before the first screen
+                if notice is not None:
+                    self._held.append(notice)
+                return
             waiting = self._message
             if waiting is not None and reader is not None and not reader.live:
                 sys.stdout.write("\r\x1b[K")  # the prompt and what was typed: drawn again below
@@ -357,6 +360,9 @@ class Table:
         self.sync_launcher()
         with self.out_lock:
             self.holding = False
+            for notice in self._held:
+                self.say(f"  · {words(notice)}")
+            self._held.clear()
             self.draw()
         try:
             while True:
