@@ -104,13 +104,15 @@ def test_presses_while_play_was_killed_are_credited_once_on_resume_atk7_atk11(
 
 
 def _settled(sim: SimBoard) -> None:
-    """Wait until the roller has stood still for 0.5 s (every burst over, braked)."""
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
+    """Wait until the roller has stood still for 0.5 s of the board's time (every burst
+    over, braked: on the emulated chip, whose clock runs slower than the host's, 0.5 s of
+    the host's was sometimes not)."""
+    deadline = sim.deadline(60)
+    while deadline.left() > 0:
         events = sim.hw_events()
         motor = [e for e in events if e.get("hw") == "motor"]
         if not motor or not motor[-1].get("duty"):
-            time.sleep(0.5)
+            sim.sleep(0.5)
             if len(sim.hw_events()) == len(events):
                 return
         else:
@@ -155,12 +157,12 @@ def test_kill_9_at_random_points_of_bursts_then_resume_credits_each_card_once(
             p.child.expect_exact("launcher: ")  # the screen was redrawn after it
         if rng.random() < 0.7:
             sim.control("press")  # and the kill lands during its burst
-            time.sleep(rng.uniform(0.0, 0.5))
+            sim.sleep(rng.uniform(0.0, 0.5))
         p.child.kill(signal.SIGKILL)
         p.child.close()
         for _ in range(rng.randrange(0, 3)):  # presses while nothing listens
             sim.control("press")
-            time.sleep(rng.uniform(0.1, 0.6))
+            sim.sleep(rng.uniform(0.1, 0.6))
         _settled(sim)
         p = _play(tmp_path, sim, "--resume")
         who = _prompt(p)

@@ -212,16 +212,30 @@ def _quiet_dask() -> Iterator[None]:
 
 
 @contextmanager
-def _sigint_ignored() -> Iterator[None]:
-    """SIGINT ignored while the block runs (processes started in it keep ignoring it)."""
+def _sigint_held() -> Iterator[None]:
+    """Ctrl-C held back while the block runs: processes started in it inherit SIGINT
+    ignored (it is this process's to handle, as a pool's workers'), and one that comes
+    meanwhile is delivered here when the block ends. SIGINT is blocked in this (the main)
+    thread and in the threads the block starts, so Linux keeps it pending although it is
+    ignored, as long as no other thread takes it (Dask's own, started when it is
+    imported, is started in such a block too). Ignoring it alone, as before, dropped a
+    Ctrl-C typed while a local cluster started: the simulation went on as if nothing had
+    been typed."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    # multiprocessing's resource tracker, started with the first process, unblocks SIGINT
+    # in the thread that starts it (resource_tracker.ensure_running): before, not in here
+    from multiprocessing import resource_tracker
+
+    resource_tracker.ensure_running()
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # a pending one now
 
 
 @contextmanager
@@ -244,13 +258,16 @@ def open_runner(
             pool.join()
         return
     address = check_scheduler(scheduler)
-    client_cls, cluster_cls = _import_dask()
+    # (importing Dask starts a thread of its own: for a local cluster it starts with SIGINT
+    # blocked, as _sigint_held needs of every thread but the main one)
+    with _sigint_held() if address == "local" else contextlib.nullcontext():
+        client_cls, cluster_cls = _import_dask()
     with _quiet_dask():
         cluster = None
         if address == "local":
             # "port 8787 in use" when two clusters run; and the workers start with Ctrl-C
             # ignored (inherited), as a pool's: it is this process's to handle.
-            with warnings.catch_warnings(), _sigint_ignored():
+            with warnings.catch_warnings(), _sigint_held():
                 warnings.simplefilter("ignore")
                 try:
                     cluster = cluster_cls(
