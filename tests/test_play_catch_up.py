@@ -325,7 +325,7 @@ def test_issue34_item9_the_catch_up_says_what_happened_in_its_order(
     start = len(sim.hw_events())
     sim.control("press")  # the launcher is disarmed now: a foul (ATK-26), nothing fires
     sim.wait_hw(lambda e: e.get("hw") == "button" and not e.get("down"), 30, start)
-    time.sleep(0.3)  # the firmware takes the release in (its debounce)
+    sim.sleep(0.3)  # the firmware takes the release in (its debounce), in its own time
     q = _play(tmp_path, sim, "--resume")
     try:
         said = q.at("Bob> ")
