@@ -14,24 +14,40 @@ After every complete action an oracle compares what the table believes (hand siz
 whose turn, direction, colour, top card, presses owed, scores, round and game winner)
 with the physical table. A divergence raises :class:`Divergence` with the seed and every
 line typed, so that the game can be typed again by hand.
+
+``concurrent`` (issue 34): the terminal, the phones and the launcher act at once. Each move
+of the physical table is made through one of them — typed at the terminal, sent from the
+player's phone (the web front's ``act``, with the state's ``at``), or the launcher's events
+— and a move made by a phone or the launcher while the terminal's prompt waits comes with a
+line typed there just before (the same move typed for the state that is gone): it must be
+refused and nothing recorded. The game speaks ``en`` or the pseudo-locale ``qps``, each
+phone one of them too; after every step the oracle also checks who was recorded (a phone's
+or the launcher's move is its player's), the stock (and the launcher's counters), and that
+every screen — the terminal, the table's view, each phone — says everything in its own
+language.
 """
 
 from __future__ import annotations
 
 import collections
 import io
+import json
 import random
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pseudo import escaped
 from rich.console import Console
 from unolaunch.cards import card_code
+from unolaunch.i18n import use
 from unolaunch.rules import Action, Game
 from unolaunch.rules import engine as E
 from unolaunch.table.app import Table
 from unolaunch.table.journal import Journal
 from unolaunch.table.launcher import LinkedLauncher
+from unolaunch.table.outcome import words
 from unolaunch.table.session import Session
 
 COLORS = ("red", "yellow", "green", "blue")
@@ -94,6 +110,9 @@ class FamilyGame:
     actions: int = 0
     rounds: int = 1
     finished: bool = False
+    phone_moves: int = 0  # concurrent: moves sent from the phones
+    launcher_moves: int = 0  # concurrent: presses that came as the launcher's events
+    stale_lines: int = 0  # concurrent: lines typed for a state that was gone (refused)
 
 
 def card_words(code: str, rng: random.Random, to_match: str | None) -> str:
@@ -124,9 +143,11 @@ class Family:
         screen: bool = True,
         max_lines: int = 0,
         launcher: bool = False,
+        concurrent: bool = False,
     ) -> None:
         self.max_lines = max_lines
         self.rng = random.Random(seed)
+        self.concurrent = concurrent
         # 2 to 5 players (PP-3 allows 5; most games at three)
         n = self.rng.choice([2, 3, 3, 3, 4, 5])
         players = ["Ann", "Bob", "Cy", "Dee", "Eve"][:n]
@@ -142,11 +163,34 @@ class Family:
         )
         self.queue: list[str] = []
         self.unsynced = False  # a wrong line typed on purpose: the next line is 'undo'
+        self.out = io.StringIO()
         self.table = Table(
             self.session,
-            Console(file=io.StringIO(), width=100, highlight=False),
+            Console(file=self.out, width=100, highlight=False),
             read_line=self.read_line,
         )
+        # concurrent: the game's language and each phone's (en, or the pseudo-locale)
+        self.lang = self.rng.choice(["en", "qps"]) if concurrent else "en"
+        self.phone_lang = {p: self.rng.choice(["en", "qps"]) for p in players}
+        self.front: Any = None
+        self._seen_out = 0
+        self._typed_words: set[str] = set(players)  # may stand outside ⟦…⟧: typed, echoed
+        self._stale_at: int | None = None  # the game's version when a stale line was typed
+        self._recorded: list[dict[str, Any]] = []  # every action journaled, as it was
+        self._log_seen = 0  # the table's log entries already checked on the phones
+        self.launched = {"presses": 0, "cards": 0, "fouls": 0}
+        if concurrent:
+            from unolaunch.web.front import TableFront
+
+            self.session.listen(  # what is journaled, by whom (a listener: as it happens)
+                lambda kind, data: self._recorded.append(data) if kind == "action" else None
+            )
+            with use(self.lang):
+                self.front = TableFront(self.table)  # the phones' way in (no server needed)
+            # Its painter redraws the terminal from a thread of its own: in this simulation
+            # the terminal's prompt is only ever shown again by the table itself (what the
+            # typist sees stays what it typed for).
+            self.front.close()
         if not screen:
             # The suite's short games: the screen's content is still computed every time
             # (what it shows, the hint, the presses owed), only not laid out by rich.
@@ -161,7 +205,8 @@ class Family:
         if launcher and variant == "attack":
             # UNO Attack with a launcher: its presses arrive as the firmware's events
             # (as from the launcher's thread), faults and all; nothing of them is typed.
-            self.launcher = LinkedLauncher(_Link(), self.session, self.table.remember)
+            notify = self.front.notify if concurrent else self.table.remember
+            self.launcher = LinkedLauncher(_Link(), self.session, notify)
             self.table.launcher = self.launcher
             self.launcher.sync()
 
@@ -189,8 +234,68 @@ class Family:
     def check(self) -> None:
         """Raise :class:`Divergence` (seed and lines typed) if the tables disagree."""
         diffs = self.differences()
+        if self.concurrent:
+            diffs += self.concurrent_differences()
         if diffs:
             raise Divergence(self.report("; ".join(diffs)))
+
+    def concurrent_differences(self) -> list[str]:
+        """The stock and the launcher's counters; a line typed for a state that was gone
+        recorded nothing; every screen in its own language."""
+        out = []
+        t, p = self.session.snapshot(), self.phys.snapshot()
+        # the cards in no hand: the stock and the pile (a hand size typed too high and then
+        # corrected may leave the pile reshuffled into the stock: the split is the table's)
+        with self.session.lock:
+            table = t["stock_size"] + len(self.session.game.discard)
+        physical = p["stock_size"] + len(self.phys.discard)
+        if p["round_winner"] is None and table != physical:
+            out.append(f"stock and pile: table {table}, physical {physical}")
+        if self.launcher is not None:
+            got = {"presses": self.launcher.presses, "cards": self.launcher.cards_out}
+            got["fouls"] = self.launcher.fouls
+            if got != self.launched:
+                out.append(f"launcher counters: {got}, launched {self.launched}")
+        if self._stale_at is not None:
+            if self.session.version != self._stale_at:
+                out.append("a line typed for a state that was gone was recorded")
+            self._stale_at = None
+        out += self.screen_languages()
+        return out
+
+    def screen_languages(self) -> list[str]:
+        """What each screen says now — the terminal since the last check, each phone's log,
+        notice, warning, launcher line and what is awaited — in its own language: the
+        pseudo-locale's all inside ⟦…⟧ (but names, numbers, what was typed), English with
+        none."""
+        allowed = self._typed_words
+        text = self.out.getvalue()
+        terminal, self._seen_out = text[self._seen_out :].splitlines(), len(text)
+        screens = [("terminal", self.lang, terminal)]
+        for lang in sorted(set(self.phone_lang.values())):  # the phones of one language
+            screens.append((f"the {lang} phones", lang, self.phone_texts(lang)))
+        self._log_seen = len(self.table.log)
+        out = []
+        for name, lang, lines in screens:
+            lines = [line for line in lines if line.strip()]
+            if lang == "qps":
+                bad = escaped(lines, allowed)
+            else:
+                bad = [line for line in lines if "⟦" in line]
+            if bad:
+                out.append(f"{name} ({lang}) says {bad[:3]}")
+        return out
+
+    def phone_texts(self, lang: str) -> list[str]:
+        """What a phone in ``lang`` shows of the game's words (web/state.py's texts; of the
+        log, what was added since the last check)."""
+        table = self.table
+        with use(lang), self.session.lock:
+            view = table.view()
+            texts = [words(o) for o in table.log[self._log_seen :]]
+            texts += [view.notice or "", view.warning or "", view.doing or "", table.hint()]
+            texts += [view.launcher or "", *list(view.owed.values())]
+        return texts
 
     def report(self, what: str) -> str:
         """A divergence, with what to type to see it again."""
@@ -207,15 +312,23 @@ class Family:
     # ------------------------------------------------------------------ typing
     def read_line(self, prompt: str) -> str:
         """The table asks; the family answers (the next line of the current action, or
-        the next action at the physical table once the oracle agrees)."""
-        line = self._answer(prompt)
+        the next action at the physical table once the oracle agrees). A prompt in the
+        pseudo-locale is read without its brackets (the family reads the English)."""
+        line = self._answer(prompt.replace("⟦", "").replace("⟧", ""))
         self.record.lines.append(line)
+        self._typed_words.update(re.findall(r"[\w'\u2019-]+", line))
         if len(self.record.lines) > 6000:
             raise Divergence(self.report("the game does not end (6000 lines)"))
         return line
 
     def _answer(self, prompt: str) -> str:
         rng = self.rng
+        if self._stale_at is not None:  # the stale line before this prompt...
+            if self.phys.round_winner < 0:
+                self.check()  # ...recorded nothing (and all is as it was)
+            elif self.session.version != self._stale_at:
+                raise Divergence(self.report("a line typed for a state that was gone"))
+            self._stale_at = None
         if self.queue:
             return self.queue.pop(0)
         if self.unsynced:  # a wrong card was typed on purpose: take it back
@@ -256,8 +369,103 @@ class Family:
             return self.fix_typo()
         if rng.random() < 0.03 and self.session.choice() is None and self._wrong_card():
             return self.queue.pop(0)
+        if self.concurrent and rng.random() < 0.4:
+            moved = self.phone_step()
+            if moved is not None:
+                return moved
         self.queue = self.act()
         return self.queue.pop(0)
+
+    # ------------------------------------------------------------------ the phones
+    def phone_step(self) -> str | None:
+        """The awaited player's move, made at the physical table and sent from their phone
+        while the terminal's prompt waits; then what the terminal had typed meanwhile: the
+        same move, for the state that is gone now (refused), or Enter. None when the move
+        is not one a phone sends here (the terminal types it)."""
+        aw = self.session.snapshot()["awaiting"] or {}
+        if self.session.choice() not in (None, "press", "until", "color", "target", "challenge"):
+            return None
+        legal = [a for a in self.phys.legal_actions() if a.verb != "catch"]
+        if not legal:
+            return None
+        a = self.rng.choice(legal)
+        if a.by != aw.get("by") or (a.verb == "press" and self.launcher is not None):
+            return None  # presses with a launcher come from the launcher (launcher_press)
+        sent = self.phone_actions(a)
+        self.record.lines.append(f"[{a.by}'s phone: {json.dumps(sent)}]")
+        self._typed_words.update(re.findall(r"[\w'\u2019-]+", self.record.lines[-1]))
+        before = len(self._recorded)
+        for action in sent:
+            body = dict(action, at=self.session.version)
+            with use(self.phone_lang[a.by]):
+                status, reply = self.front.act(a.by, body)
+            if status != 200:
+                raise Divergence(self.report(f"the phone's {body} was refused: {reply}"))
+            said = [reply.get("error", ""), *list(reply.get("effects", []))]
+            if self.phone_lang[a.by] == "en" and any("⟦" in x for x in said):
+                raise Divergence(self.report(f"an English phone was answered {said}"))
+        self.record.phone_moves += 1
+        self.check_recorded(a.by, before)
+        if self.phys.round_winner < 0:  # (a round's end is checked once the count is in)
+            self.check()
+        if self.rng.random() < 0.3:
+            return ""  # Enter: the screen again
+        self.record.stale_lines += 1
+        self._stale_at = self.session.version
+        return stale_line(sent[0])
+
+    def check_recorded(self, by: str, before: int) -> None:
+        """The actions a phone's or the launcher's move journaled (after the first
+        ``before``) are that player's."""
+        new = self._recorded[before:]
+        who = {a.get("by") for a in new if "correct" not in a}
+        if who - {by}:
+            raise Divergence(self.report(f"{by}'s move was recorded as {sorted(who)}'s"))
+
+    def phone_actions(self, a: Action) -> list[dict[str, Any]]:
+        """``a`` done at the physical table, as the phone sends it (the table's facts with
+        it: a press's cards, a challenge's outcome, an Item Box's card in a step of its
+        own, a Discard All's cards)."""
+        phys = self.phys
+        seat = phys.players.index(a.by)
+        before = collections.Counter(phys.hands[seat])
+        guilty = phys.pending[0][3] if a.verb == "challenge" and phys.pending else 0
+        phys.apply(a)
+        while phys.pending and phys.pending[0][0] == E.OB_GIVE:  # PP-11: as do_play
+            phys.apply(self.rng.choice([g for g in phys.legal_actions() if g.verb == "choose"]))
+        by = a.by
+        if a.verb == "play":
+            assert a.card is not None
+            sent: dict[str, Any] = {"by": by, "play": a.card}
+            if a.color and phys.hands[seat]:
+                sent["color"] = a.color  # a last card names no colour (COM-7)
+            if a.target:
+                sent["target"] = a.target
+            if a.uno:
+                sent["uno"] = True
+            if a.card[1:] == "DA":
+                gone = before - collections.Counter(phys.hands[seat])
+                others = [card_code(c) for c in gone.elements()]
+                others.remove(a.card)
+                sent["discarded"] = others
+            if a.card == "WIB":  # MK-13: the card it turned, told as a step of its own
+                return [sent, {"by": by, "choose": {"turned": card_code(phys.discard[-1])}}]
+            return [sent]
+        if a.verb == "draw":  # PP-6, MK-9: the drawn card cannot be played: 'pass'
+            aw = phys.awaiting or {}
+            done = aw.get("by") != by or "pass" not in aw.get("verbs", ())
+            return [{"by": by, "draw": True}, *([{"by": by, "pass": True}] if done else [])]
+        if a.verb == "press":
+            n = len(phys.hands[seat]) - sum(before.values())
+            return [{"by": by, "press": True, "cards": n}]
+        if a.verb == "challenge":
+            return [{"by": by, "challenge": True, "won": bool(guilty)}]
+        if a.verb in ("pass", "accept"):
+            return [{"by": by, a.verb: True}]
+        if a.verb == "choose":
+            key = "color" if a.color is not None else "target"
+            return [{"by": by, "choose": {key: a.color if a.color is not None else a.target}}]
+        raise Divergence(self.report(f"a phone cannot send {a}"))
 
     def wrong_moves(self) -> list[str]:
         """Lines the table must refuse in this position: a press named for a player who
@@ -391,6 +599,10 @@ class Family:
              "mode": "random", "owed": owed}
         )  # fmt: skip
         lines = [""]  # Enter: the screen shows what the launcher did
+        if self.concurrent and rng.random() < 0.6:
+            # typed at the terminal just before the launcher's press took the turn on: the
+            # press again, for the state that is gone (refused: nothing pressed or recorded)
+            lines = [rng.choice(["press", f"{who}: press"])]
         if jam:
             events.append(
                 {"event": "fault", "code": "jam", "message": "card stuck", "n": 1,
@@ -399,8 +611,18 @@ class Family:
             events.append({"event": "done", "player": who})
             events.append({"event": "stray", "cards": 1, "n": 1, "player": who})
             lines = [rng.choice(["clear", "unjam"])]
+        before = len(self._recorded)
         for ev in events:
             self.launcher.handle(ev)
+        self.launched["presses"] += 1
+        self.launched["cards"] += n
+        self.launched["fouls"] += events[0]["event"] == "foul"
+        if self.concurrent:
+            self.record.launcher_moves += 1
+            self.check_recorded(who, before)
+            if lines[0] not in ("", "clear", "unjam"):
+                self.record.stale_lines += 1
+                self._stale_at = self.session.version
         return lines
 
     def do_answer(self, a: Action) -> list[str]:
@@ -482,7 +704,8 @@ class Family:
     def play(self) -> FamilyGame:
         """Play the game to its end; :class:`Divergence` on the first disagreement."""
         try:
-            self.table.run()
+            with use(self.lang):
+                self.table.run()
         except _Enough:
             return self.record
         finally:
@@ -501,9 +724,28 @@ def play_family_game(
     screen: bool = True,
     max_lines: int = 0,
     launcher: bool = False,
+    concurrent: bool = False,
 ) -> FamilyGame:
     """One seeded game typed by a family; returns its record or raises Divergence.
     ``screen=False`` leaves out rich's layout of the screen (its content is computed);
     ``max_lines`` stops a short game at the first point after it where the tables agree;
-    ``launcher`` (UNO Attack): presses come from a launcher's events, jams and fouls too."""
-    return Family(data_dir, variant, seed, target, screen, max_lines, launcher).play()
+    ``launcher`` (UNO Attack): presses come from a launcher's events, jams and fouls too;
+    ``concurrent``: the phones and the launcher act while the terminal types (issue 34)."""
+    family = Family(data_dir, variant, seed, target, screen, max_lines, launcher, concurrent)
+    return family.play()
+
+
+def stale_line(sent: dict[str, Any]) -> str:
+    """What the terminal had typed for the move a phone made first: the same move."""
+    by = sent["by"]
+    if "play" in sent:
+        code = str(sent["play"])
+        colour = sent.get("color")
+        if code.startswith("W"):
+            return f"{by}: {code} {colour or ''}".strip()
+        return f"{by}: {code}"
+    if "choose" in sent:
+        return str(next(iter(sent["choose"].values())))
+    if "press" in sent:
+        return f"press {sent['cards']}"
+    return next(k for k in sent if k != "by")

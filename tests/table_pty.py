@@ -15,14 +15,18 @@ from unolaunch.table.session import Session
 
 
 class Player:
-    """A pexpect session of ``unolaunch ARGS`` with its own data folder."""
+    """A pexpect session of ``unolaunch ARGS`` with its own data folder. Its terminal is a
+    dumb one (``TERM=dumb``): pexpect reads the bytes as written, with no terminal to
+    carry out prompt_toolkit's cursor moves, so the table gets the plain prompt that it
+    writes again when the game changes (the live prompt is tested in tmux:
+    test_table_tmux.py)."""
 
     def __init__(self, data_dir: Path, *args: str, timeout: float = 20) -> None:
         self.data_dir = data_dir
         self.child = Spawn(  # pexpect.spawn without forking this threaded process
             sys.executable,
             ["-m", "unolaunch", *args, "--data-dir", str(data_dir)],
-            env=cli_env({"COLUMNS": "120"}),
+            env=cli_env({"COLUMNS": "120", "TERM": "dumb"}),
             encoding="utf-8",
             dimensions=(60, 120),
             timeout=timeout,
@@ -89,23 +93,29 @@ class Player:
 
 
 def start_web_play(
-    data: Path, players: tuple[str, ...], dealer: str, *extra: str, timeout: float = 60
+    data: Path,
+    players: tuple[str, ...],
+    dealer: str,
+    *extra: str,
+    timeout: float = 60,
+    variant: str = "attack",
+    web: str = "0",
 ) -> tuple[Player, str, dict[str, str]]:
-    """``unolaunch play --variant attack --web 0`` for ``players`` (``extra``: more options,
-    e.g. ``--port sim``, ``--lang is``): the started terminal, the table view's address and
-    each player's join link, read from what it printed (in any language)."""
+    """``unolaunch play --variant VARIANT --web WEB`` for ``players`` (``extra``: more
+    options, e.g. ``--port sim``, ``--lang is``): the started terminal, the table view's
+    address and each player's join link, read from what it printed (in any language)."""
     p = Player(
         data,
         "play",
         "--variant",
-        "attack",
+        variant,
         "--players",
         ",".join(players),
         "--dealer",
         dealer,
         *extra,
         "--web",
-        "0",
+        web,
         timeout=timeout,
     )
     try:

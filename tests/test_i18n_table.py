@@ -22,10 +22,11 @@ from pseudo import escaped, outside
 from pty_spawn import Spawn
 from rich.console import Console
 from table_typist import script_game
-from unolaunch.i18n import LOCALE_DIR, PSEUDO_CLOSE, PSEUDO_OPEN, _, ngettext, use
+from unolaunch.i18n import LOCALE_DIR, PSEUDO_CLOSE, PSEUDO_OPEN, ngettext, use
 from unolaunch.table.app import Table
 from unolaunch.table.journal import DB_NAME, SCHEMA_VERSION, Journal
 from unolaunch.table.launcher import FOUL_NOTICE, LinkedLauncher
+from unolaunch.table.outcome import CLEAR, Outcome, words
 from unolaunch.table.session import Session
 
 PLAYERS = ["Ann", "Bob", "Cy"]
@@ -48,13 +49,14 @@ def _screen_lines(raw: bytes) -> list[str]:
 
 
 def _type_in_pty(args: list[str], lines: list[str], timeout: float = 240) -> tuple[bytes, int]:
-    """Run ``unolaunch ARGS`` in a pseudo-terminal (readline, line editing: as a person
-    plays), typing ``lines``; return everything it wrote and its exit status. The output is
-    read on a thread while the lines are typed, so neither side ever waits on the other."""
+    """Run ``unolaunch ARGS`` in a pseudo-terminal (prompt_toolkit's line editing, on a
+    dumb terminal: table_pty.Player), typing ``lines``; return everything it wrote and its
+    exit status. The output is read on a thread while the lines are typed, so neither side
+    ever waits on the other."""
     child = Spawn(
         sys.executable,
         ["-m", "unolaunch", *args],
-        env=cli_env({"COLUMNS": "120"}),
+        env=cli_env({"COLUMNS": "120", "TERM": "dumb"}),
         dimensions=(60, 120),
         timeout=timeout,
     )
@@ -345,11 +347,15 @@ def test_pseudo_locale_launcher_lines_are_all_translated(tmp_path: Path) -> None
     faults, stray cards, a lost cable) in the pseudo-locale: nothing escapes translation
     but the players' names and the port."""
     said: list[str] = []
+    outcomes: list[Outcome] = []  # said in words at the end: outcomes are data
     with Journal.open(tmp_path) as journal, use("qps"):
         session = Session.start(journal, "attack", ["Ann", "Bob"], seed=3, dealer="Bob")
         session.apply({"by": "Bob", "choose": {"top": "r5"}})
         launcher = LinkedLauncher(
-            _Client(), session, lambda n, w: said.extend(x for x in (n, w) if x), port="ttyACM0"
+            _Client(),
+            session,
+            lambda n, w: outcomes.extend(x for x in (n, w) if x is not None and x != CLEAR),
+            port="ttyACM0",
         )
         said.append(launcher.status())
         launcher.sync()
@@ -365,7 +371,8 @@ def test_pseudo_locale_launcher_lines_are_all_translated(tmp_path: Path) -> None
             {"event": "foul", "reason": "fault"},
         ):
             launcher.handle(ev)
-        said += [launcher.status(), launcher.clear()]
+        said.append(launcher.status())
+        outcomes.append(launcher.clear())
         for fault in (
             {"code": "jam", "player": "Bob"},
             {"code": "jam", "player": "Bob", "beam": "clear"},
@@ -379,8 +386,13 @@ def test_pseudo_locale_launcher_lines_are_all_translated(tmp_path: Path) -> None
         launcher._on_link_event({"event": "link", "state": "lost"})
         said.append(launcher.status())
         launcher.handle({"event": "boot"})
+    with use("qps"):
+        said += [words(o) for o in outcomes]
     assert len(said) > 25
     assert escaped(said, {"Ann", "Bob", "ttyACM0"}) == []
+    with use("is"):  # the same outcomes in another language, from the same data
+        icelandic = [words(Outcome.from_json(o.to_json())) for o in outcomes]
+    assert "brot: ýting sem enginn átti" in icelandic and "⟦" not in "".join(icelandic)
 
 
 def test_a_foul_said_in_icelandic_is_counted_on_resume(tmp_path: Path) -> None:
@@ -391,13 +403,14 @@ def test_a_foul_said_in_icelandic_is_counted_on_resume(tmp_path: Path) -> None:
         session = Session.start(journal, "attack", ["Ann", "Bob"], seed=3, dealer="Bob")
         table = Table(session, Console(file=io.StringIO()))
         with use("is"):
-            table.remember(_(FOUL_NOTICE), "BROT (ATK-26): ...")
-            table.remember(_("launcher restarted"), "...")
+            table.remember(Outcome("foul"), Outcome("foul_warning"))
+            table.remember(Outcome("restarted"), Outcome("restarted_away_warning"))
         session.note({"notice": FOUL_NOTICE, "warning": "FOUL (ATK-26): ..."})  # before issue 25
         notes = [e.data for e in journal.entries(session.id) if e.kind == "note"]
         assert [bool(n.get("foul")) for n in notes] == [True, False, False]
-        assert notes[0]["notice"] == "brot: ýting sem enginn átti"
-        assert notes[1]["notice"] == "skotvélin endurræstist"
+        # kept as data, not as the words of the language spoken when it happened
+        assert notes[0]["outcome"] == {"outcome": "foul", "args": {}}
+        assert notes[1]["outcome"] == {"outcome": "restarted", "args": {}}
         launcher = LinkedLauncher(_Client(), session, lambda n, w: None)
         launcher.restore_counts()
         assert launcher.fouls == 2
@@ -410,25 +423,19 @@ def test_pseudo_helpers_find_words_outside_the_brackets() -> None:
 
 
 @pytest.mark.parametrize("lang", ["en", "is", "qps"])
-def test_press_outcome_reads_the_launcher_notices_in_every_language(lang: str) -> None:
-    """A front end waiting for what became of a press (the web pages' press button) reads
-    the table's notices whatever language they were said in."""
-    from unolaunch.table.launcher import press_outcome
+def test_outcomes_are_data_said_in_words_only_at_the_edge(lang: str) -> None:
+    """Issue 34 (c): an outcome is a kind and its parameters, kept as data (its JSON round
+    trip is itself); its words are made by whoever shows it, in that screen's language —
+    a press said in Icelandic names the cards in Icelandic, the same data in English in
+    English. Nothing recognises an outcome by its words (there is no parser of them)."""
+    import unolaunch.table.launcher as launcher_module
 
+    assert not hasattr(launcher_module, "press_outcome")  # the old reader of notices' words
+    pressed = Outcome("press", {"who": "Ann", "cards": 3})
+    assert Outcome.from_json(json.loads(json.dumps(pressed.to_json()))) == pressed
     with use(lang):
-        fired = [
-            ngettext("{who} presses: {n} card out", "{who} presses: {n} cards out", n).format(
-                who="Ann", n=n
-            )
-            for n in (1, 3)
-        ]
-        foul, busy = _(FOUL_NOTICE), _("press while firing: ignored")
-        fault = _("press refused: the launcher is in a fault")
-    assert [press_outcome(line, "Ann") for line in fired] == ["fired", "fired"]
+        said = words(pressed)
+        want = ngettext("{who} presses: {n} card out", "{who} presses: {n} cards out", 3)
+    assert said == want.format(who="Ann", n=3)
     if lang == "is":
-        assert fired == ["Ann ýtir: 1 spil út", "Ann ýtir: 3 spil út"]
-    assert press_outcome(fired[0], "Bob") is None  # another player's press
-    assert press_outcome(foul, "Ann") == "foul"
-    assert press_outcome(busy, "Ann") == "ignored"
-    assert press_outcome(fault, "Ann") == "fault"
-    assert press_outcome("launcher restarted", "Ann") is None
+        assert said == "Ann ýtir: 3 spil út"

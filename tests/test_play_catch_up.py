@@ -304,3 +304,33 @@ def test_exactly_once_over_any_interleaving_of_events_drops_and_replays() -> Non
     for seed in range(300):
         n, seen = _interleaving(seed)
         assert seen == list(range(1, n + 1)), (seed, seen)
+
+
+@pytest.mark.parametrize("sim", ["unix"], indirect=True)
+def test_issue34_item9_the_catch_up_says_what_happened_in_its_order(
+    tmp_path: Path, sim: SimBoard
+) -> None:
+    """While the table was away Ann pressed her two owed presses, then Bob pressed when
+    nobody owed one (a foul). On resume the foul was said before the presses made earlier;
+    now the catch-up tells them in the order they happened."""
+    p = _play(tmp_path, sim, "--variant", "attack", "--players", "Ann,Bob", "--dealer", "Bob")
+    p.type("Bob> ", "rH2")  # a Hit 2 turned up: Ann owes two presses (ATK-4)
+    p.expect("armed for Ann, 2 presses")
+    p.at("Ann> ")
+    p.child.kill(signal.SIGKILL)
+    p.child.close()
+    inside = sim.cards
+    first = _burst(sim, inside)
+    second = _burst(sim, inside - first)
+    start = len(sim.hw_events())
+    sim.control("press")  # the launcher is disarmed now: a foul (ATK-26), nothing fires
+    sim.wait_hw(lambda e: e.get("hw") == "button" and not e.get("down"), 30, start)
+    sim.sleep(0.3)  # the firmware takes the release in (its debounce), in its own time
+    q = _play(tmp_path, sim, "--resume")
+    try:
+        said = q.at("Bob> ")
+        presses = said.find(f"while unolaunch was not running, Ann pressed twice: {first + second}")
+        foul = said.find("foul: a press nobody owes")
+        assert 0 <= presses < foul, said
+    finally:
+        q.close()

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from conftest import RunCli
 from unolaunch.simulation import TimeModel
-from unolaunch.simulation.calibrate import EMPTY_NOTICE, calibrate_from_history
+from unolaunch.simulation.calibrate import EMPTY_NOTICE, calibrate_from_history, is_empty_note
 from unolaunch.table import journal as journal_module
 from unolaunch.table.journal import Journal
 
@@ -265,4 +265,4 @@ def test_the_table_journals_an_empty_launcher_as_the_note_calibration_reads(
         launcher.handle({"event": "fault", "code": "jam", "message": "...", "n": 1,
                          "player": "Bob", "beam": "clear"})  # fmt: skip
         notes = [e.data for e in journal.entries(session.id) if e.kind == "note"]
-    assert any(n.get("notice") == EMPTY_NOTICE for n in notes), notes
+    assert any(is_empty_note(n) for n in notes), notes

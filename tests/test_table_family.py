@@ -100,3 +100,53 @@ def test_family_plays_with_the_screen_laid_out(data_dir: Path, variant: str) -> 
             data_dir / str(seed), variant, seed, target=60, screen=True, max_lines=100
         )
         assert len(record.lines) >= 100 or record.finished
+
+
+AT_ONCE = 12  # seeds a test of the families that act at once
+
+
+@pytest.mark.parametrize("first", [4000, 4000 + AT_ONCE])
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_family_terminal_phones_and_launcher_at_once_without_divergence(
+    data_dir: Path, variant: str, first: int
+) -> None:
+    """Issue 34 (d): the terminal, the phones and the launcher act at once. Moves are sent
+    from the players' phones and come as the launcher's events while the terminal's prompt
+    waits, with a line typed there just before the turn changed (refused, nothing
+    recorded); the game and each phone speak English or the pseudo-locale. After every
+    step: the physical table's state, who was recorded, the cards in no hand and the
+    launcher's counters, and every screen's language. UNO Attack with a launcher on every
+    other seed; short games of 120 lines."""
+    stale = phones = 0
+    for seed in range(first, first + AT_ONCE):
+        record = play_family_game(
+            data_dir / str(seed),
+            variant,
+            seed,
+            target=60,
+            screen=False,
+            max_lines=120,
+            launcher=variant == "attack" and seed % 2 == 0,
+            concurrent=True,
+        )
+        assert len(record.lines) >= 120 or record.finished
+        stale += record.stale_lines
+        phones += record.phone_moves + record.launcher_moves
+    assert phones > 10 * AT_ONCE and stale > 5 * AT_ONCE  # the races happened, many times
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_family_at_once_through_whole_rounds(data_dir: Path, variant: str) -> None:
+    """The same to a game's end (target 1: a round's end reached from a phone or the
+    terminal, its count, the game's end)."""
+    for seed in range(5000, 5006):
+        record = play_family_game(
+            data_dir / str(seed),
+            variant,
+            seed,
+            target=1,
+            screen=False,
+            launcher=variant == "attack" and seed % 2 == 1,
+            concurrent=True,
+        )
+        assert record.finished

@@ -155,19 +155,21 @@ def test_history_shows_launcher_fouls_and_faults(run_cli: RunCli, tmp_path: Path
 
     from rich.console import Console
     from unolaunch.table.app import Table
+    from unolaunch.table.outcome import CLEAR, Outcome
     from unolaunch.table.session import Session
 
     with Journal.open(tmp_path) as j:
         s = Session.start(j, "attack", ["Ann", "Bob", "Cy"], {}, seed=1, dealer="Cy")
         s.apply({"by": "Cy", "choose": {"top": "y5"}})
         table = Table(s, Console(file=io.StringIO()), read_line=lambda _p: "")
-        table.redraw_from_event(
-            "foul: a press nobody owes", "FOUL (ATK-26): the button was pressed when no press"
-        )
+        table.redraw_from_event(Outcome("foul"), Outcome("foul_warning"))
         s.apply({"by": "Ann", "press": True, "cards": 2})
-        table.redraw_from_event("Ann presses: 2 cards out", "")  # applied: in the log already
-        table.redraw_from_event("launcher fault: jam", "the launcher stopped: ...")
-        table.redraw_from_event(None, "Bob's press (3 cards) did not fit the game (ATK-26)")
+        pressed = Outcome("press", {"who": "Ann", "cards": 2})
+        table.redraw_from_event(pressed, CLEAR)  # applied: in the log already
+        fault = {"fault": "jam", "key": "jam", "next": Outcome("no_press")}
+        table.redraw_from_event(Outcome("fault", fault), Outcome("fault_warning", fault))
+        misfit = {"who": "Bob", "n": 3, "rule": "ATK-26"}
+        table.redraw_from_event(None, Outcome("press_misfit", misfit))
         state = s.snapshot()
         gid = s.id
         again = Session.resume(j, gid)
@@ -180,6 +182,9 @@ def test_history_shows_launcher_fouls_and_faults(run_cli: RunCli, tmp_path: Path
     assert "Ann presses the launcher: 2 cards came out" in lines[1]
     assert "launcher: launcher fault: jam" not in out and "launcher: fault: jam" in lines[2]
     assert "launcher: Bob's press (3 cards) did not fit the game (ATK-26)" in lines[3]
+    # the notes keep what happened as data, said in the language history is run in
+    out = run_cli("history", str(gid), "--data-dir", tmp_path, "--lang", "is").stdout
+    assert "brot: ýting sem enginn átti" in out and "foul" not in out
 
 
 # Issue 22: more games than shown are counted; times are local; an abandoned game is closed.

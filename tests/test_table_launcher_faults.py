@@ -12,6 +12,7 @@ from typing import Any
 
 from unolaunch.table.journal import Journal
 from unolaunch.table.launcher import LinkedLauncher
+from unolaunch.table.outcome import CLEAR, Outcome, words
 from unolaunch.table.session import Arming, Session
 
 P = ["Ann", "Bob", "Cy"]
@@ -44,11 +45,12 @@ class Table:
         self.launcher = LinkedLauncher(self.link, self.session, self.notify)
         self.launcher.sync()
 
-    def notify(self, note: str | None, warning: str | None) -> None:
-        if note:
-            self.notes.append(note)
-        if warning:
-            self.warnings.append(warning)
+    def notify(self, note: Outcome | None, warning: Outcome | None) -> None:
+        """The table's screen: what happened and the warning, in words."""
+        if note is not None:
+            self.notes.append(words(note))
+        if warning is not None and warning != CLEAR:
+            self.warnings.append(words(warning))
 
     def events(self, *events: dict[str, Any]) -> None:
         for ev in events:

@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 from rich.console import Console
-from table_pty import Player
 from test_table_parse import ATK, PP, P, one  # the contexts and helper the parse tests use
 from unolaunch.cards import card_code, deck_composition
 from unolaunch.table.app import Table
 from unolaunch.table.journal import Journal
+from unolaunch.table.outcome import Outcome
 from unolaunch.table.parse import Context, ParseError, complete, help_text, parse
 from unolaunch.table.screen import View, card_names, render
 from unolaunch.table.session import Session
@@ -230,13 +230,14 @@ def test_atk3_after_the_start_card_the_launchers_own_count_is_shown(tmp_path: Pa
 
 
 class _Launcher:
-    """A launcher that reports ``line`` and is out of order (presses are typed)."""
+    """A launcher that reports ``line`` (its count of cards inside after " · ", left out
+    when asked without it) and is out of order (presses are typed)."""
 
     def __init__(self, line: str) -> None:
         self.line = line
 
-    def status(self) -> str:
-        return self.line
+    def status(self, inside: bool = True) -> str:
+        return self.line if inside else self.line.rsplit(" · ", 1)[0]
 
     def sync(self) -> None:
         pass
@@ -247,8 +248,8 @@ class _Launcher:
     def virtual_press(self) -> str:
         return ""
 
-    def clear(self) -> str:
-        return ""
+    def clear(self) -> Outcome:
+        return Outcome("cleared")
 
     def close(self) -> None:
         pass
@@ -435,21 +436,3 @@ def test_a_warning_and_a_turn_mark_do_not_outlive_their_moment(tmp_path: Path) -
 def test_a_misspelt_player_name_gets_did_you_mean() -> None:
     assert "did you mean 'catch Bob'" in refused("catch Bbo")
     assert "did you mean 'Bob'" in refused("Bbo: r5")
-
-
-def test_tab_at_the_terminal_offers_this_games_cards(tmp_path: Path) -> None:
-    # The real readline completer in a pseudo-terminal: a plain UNO Attack deck has no
-    # Wild Hit Fire (ATK-2), so 'hi' + Tab offers Hit 2 and Hit 4 only.
-    p = Player(tmp_path, "play", "--variant", "attack", "--players", "Ann,Bob,Cy", "--dealer", "Cy")
-    try:
-        p.type("Cy> ", "y5")
-        p.expect("Ann> ")
-        p.child.send("hi\t")
-        p.child.expect_exact("t")  # the common part is completed: 'hit'
-        p.child.send("\t\t")  # readline lists the choices at the second Tab, then the line
-        p.child.expect_exact("Ann> hit")
-        listed = str(p.child.before)
-        assert "hit2" in listed and "hit4" in listed and "hitfire" not in listed, listed
-    finally:
-        p.child.sendcontrol("c")
-        p.child.close(force=True)

@@ -13,6 +13,8 @@ import pytest
 from test_table_parse import MK, PP, P, one
 from test_table_reading import _run, _session
 from unolaunch.rules import IllegalMoveError
+from unolaunch.table.launcher import LinkedLauncher
+from unolaunch.table.outcome import Outcome
 from unolaunch.table.parse import Command, Context, Move, ParseError, help_text, parse
 from unolaunch.table.session import Session
 
@@ -168,7 +170,7 @@ class _Armed:
     def __init__(self) -> None:
         self.pressed = 0
 
-    def status(self) -> str:
+    def status(self, inside: bool = True) -> str:
         return "simulated · armed"
 
     def sync(self) -> None:
@@ -181,8 +183,8 @@ class _Armed:
         self.pressed += 1
         return "  · (the simulated launcher's button is pressed)"
 
-    def clear(self) -> str:
-        return ""
+    def clear(self) -> Outcome:
+        return Outcome("cleared")
 
     def close(self) -> None:
         pass
@@ -507,14 +509,29 @@ class _Board:
             self.cards = int(line.split()[1])
 
 
+class _Link:
+    """A launcher's link that takes every request."""
+
+    def arm(self, player: str, presses: int, mode: str = "random") -> None:
+        """Armed."""
+
+    def disarm(self) -> None:
+        """Disarmed."""
+
+
 def test_undo_of_a_press_puts_the_cards_back_into_the_simulated_launcher(tmp_path: Path) -> None:
+    """ATK-25: a press taken back puts its cards back: the simulated magazine holds the
+    game's stock again (the launcher keeps it so after every change: one count)."""
     s = _session(tmp_path)
+    board = _Board()
+    launcher = LinkedLauncher(_Link(), s, lambda notice, warning: None, sim=board)
+    launcher.sync()
+    assert board.lines == ["load 90"] and board.cards == 90  # the deal loaded (ATK-3)
     s.apply({"by": "Ann", "press": True, "cards": 7})  # as the launcher's event applies it
-    launcher = _Armed()
-    launcher.sim = _Board()  # type: ignore[attr-defined]
+    board.cards -= 7  # the 7 cards the magazine shot
     out = _run(s, ["undo"], launcher=launcher)
     assert "put the 7 cards back into the launcher (done" in out
-    assert launcher.sim.lines == ["load 87"]  # type: ignore[attr-defined]
+    assert board.lines == ["load 90", "load 90"]
 
 
 # ------------------------------------------------------------ this week's Decisions

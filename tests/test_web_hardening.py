@@ -71,6 +71,9 @@ def flood(port: int) -> dict[str, tuple[int, bytes]]:
             + b"\r\n",
         ),
         "two hosts": raw_request(port, b"GET / HTTP/1.1\r\n" + head + b"Host: evil\r\n\r\n"),
+        "two secrets": raw_request(  # which one is it? (issue 34, item 11)
+            port, post(b'{"by": "Cy", "pass": true}', b"Authorization: Bearer a\r\n" * 2)
+        ),
         "not http": raw_request(port, b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03\r\n\r\n"),
     }
 
@@ -83,6 +86,7 @@ def check_answers(answers: dict[str, tuple[int, bytes]]) -> None:
         "long header": 431,
         "many headers": 431,
         "two hosts": 400,
+        "two secrets": 400,
         "not http": 400,
     }
     for what, (status, answer) in answers.items():
@@ -124,6 +128,24 @@ def test_item6_the_secret_is_checked_before_the_body_and_depth_is_bounded(
     )
     assert status == 403
     assert game.act({"by": "Cy", "choose": {"top": "r5"}})[0] == 200  # the right one works
+
+
+def test_issue34_item11_two_authorization_headers_get_400_as_the_docs_say(game: WebGame) -> None:
+    """docs/web.md: a header twice is a 400. Two ``Authorization`` headers (the same
+    secret twice, or two players') were accepted: the first one decided."""
+    body = json.dumps({"by": "Cy", "choose": {"top": "r5"}}).encode()
+    port = game.server.port
+    for second in (game.secrets["Cy"], game.secrets["Ann"]):
+        request = (
+            b"POST /api/action HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nConnection: close\r\n"
+            b"Authorization: Bearer %s\r\nAuthorization: Bearer %s\r\n"
+            b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n"
+            % (port, game.secrets["Cy"].encode(), second.encode(), len(body))
+        ) + body
+        status, answer = raw_request(port, request)
+        assert status == 400, answer[:300]
+    assert game.journal_actions() == []  # nothing was done
+    assert game.act({"by": "Cy", "choose": {"top": "r5"}})[0] == 200  # one header: taken
 
 
 def test_item7_host_header_must_name_this_server(game: WebGame) -> None:

@@ -159,3 +159,68 @@ def test_item4_a_phones_press_says_what_the_launcher_did_with_it(served: Served)
     assert status == 202 and reply["outcome"] == "fired", reply
     s = served.wait(lambda s: s["fire"] is not None, "the launcher firing")
     assert reply["cards"] == s["fire"]["cards"] and reply["said"].startswith("Ann presses: ")
+
+
+def test_item10_a_phones_repeated_presses_press_once_each_reply_says_what_happened(
+    served: Served,
+) -> None:
+    """Issue 34, item 10: ten presses from Ann's phone at once (a double tap, a phone's
+    retries) while she owes one: several passed the "armed for me?" check before the
+    simulated press happened, and the extra presses were credited to Bob and Cy, who never
+    pressed. A phone's press is checked and made in one step, one at a time: exactly one
+    press is Ann's, nobody else gets one, and every other request is told it was not
+    pressed. Then, with nobody owing a press, a burst of presses: every reply that says
+    "foul" is a foul the launcher counted and the journal kept."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    assert served.act({"by": "Cy", "choose": {"top": "r5"}})[0] == 200
+    served.wait(lambda s: (s["launcher"]["armed"] or {}).get("player") == "Ann", "Ann's arming")
+    press: dict[str, Any] = {"by": "Ann", "press": True, "at": served.state()["at"]}
+    with ThreadPoolExecutor(10) as pool:
+        replies = list(pool.map(lambda _i: served.act(press), range(10)))
+    pressed = [r for status, r in replies if status == 202]
+    assert len(pressed) == 1, replies
+    assert all((status == 409 and "nothing was pressed" in r["error"]) or r.get("stale")
+               for status, r in replies if status != 202), replies  # fmt: skip
+    s = served.wait(lambda s: s["fire"] is not None, "Ann's press")
+    time.sleep(1.0)  # any press wrongly let through would fire for Bob by now
+    assert [p["by"] for p in served.presses()] == ["Ann"], served.presses()
+    assert s["launcher"]["fouls"] == 0
+
+    # Bob now owes his turn's press; Cy, who owes nothing, presses again and again
+    # (without 'at', as a script may): each reply says what became of that press.
+    with ThreadPoolExecutor(6) as pool:
+        replies = list(pool.map(lambda _i: served.act({"by": "Cy", "press": True}), range(6)))
+    replies += [served.act({"by": "Cy", "press": True}) for _ in range(3)]
+    said_foul = [r for status, r in replies if status == 202 and r["outcome"] == "foul"]
+    refused = [r for status, r in replies if status == 409]
+    assert len(said_foul) + len(refused) == len(replies), replies
+    assert all("armed for Bob" in r["error"] for r in refused), refused
+    assert said_foul == []  # armed for Bob: Cy's presses are refused, none is made
+    assert [p["by"] for p in served.presses()] == ["Ann"]
+
+
+def test_item10_every_foul_a_reply_announces_is_counted_and_journaled(served: Served) -> None:
+    """Before the start card nobody owes a press: a burst of presses from a phone (at
+    once, then one after the other). Each reply that says "foul" is one foul the launcher
+    counted and one foul note in the journal; the others say nothing was pressed (it was
+    40 replies saying foul for 29 fouls counted and 58 journal entries)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(8) as pool:
+        replies = list(pool.map(lambda _i: served.act({"by": "Bob", "press": True}), range(8)))
+    replies += [served.act({"by": "Bob", "press": True}) for _ in range(3)]
+    fouls = [r for status, r in replies if status == 202 and r["outcome"] == "foul"]
+    others = [
+        (status, r) for status, r in replies if not (status == 202 and r["outcome"] == "foul")
+    ]
+    assert all(status == 409 and "nothing was pressed" in r["error"] for status, r in others), (
+        others
+    )
+    assert len(fouls) >= 3  # the ones one after the other
+    s = served.wait(lambda s: s["launcher"]["fouls"] >= len(fouls), "the fouls counted")
+    time.sleep(0.5)
+    assert served.state()["launcher"]["fouls"] == len(fouls)
+    entries = served.session.journal.entries(served.session.id)
+    assert len([e for e in entries if e.kind == "note" and e.data.get("foul")]) == len(fouls)
+    assert s["launcher"]["presses"] == 0 and served.presses() == []

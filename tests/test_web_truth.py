@@ -18,6 +18,7 @@ from test_web_api import WebGame, _serve
 from unolaunch.table.app import Table
 from unolaunch.table.journal import Journal
 from unolaunch.table.launcher import connect
+from unolaunch.table.outcome import words
 from unolaunch.table.session import Session
 from unolaunch.web.front import TableFront
 from unolaunch.web.server import WebServer
@@ -71,7 +72,7 @@ def test_item3_uno_said_late_from_the_phone_within_com6s_window(game: WebGame) -
     st = game.state()
     assert st["uno_catchable"] is None and st["players"][0]["uno"] is True
     assert game.act({"by": "Bob", "catch": "Ann"})[0] == 409  # nobody can catch her now
-    assert game.table.log[-1] == "Ann (web): Ann plays red 7 and says UNO"
+    assert words(game.table.log[-1]) == "Ann (web): Ann plays red 7 and says UNO"
     # the journal has the play with UNO, as the terminal's 'uno' leaves it
     assert game.journal_actions()[-1] == {"by": "Ann", "play": "r7", "uno": True}
     # a second late UNO, or one after the next player began, is refused
@@ -101,11 +102,13 @@ def test_item2_a_resumed_game_keeps_its_log_and_launcher_counters(tmp_path: Path
             for who in ("Ann", "Bob"):
                 launcher.virtual_press()
                 _until(
-                    lambda who=who: any(x.startswith(f"{who} presses: ") for x in table.log),
+                    lambda who=who: any(
+                        x.kind == "press" and x.args["who"] == who for x in table.log
+                    ),
                     f"{who}'s press",
                 )
             before = (launcher.presses, launcher.cards_out, launcher.fouls)
-            log = list(table.log)
+            log = [words(x) for x in table.log]
         finally:
             launcher.close()
             front.close()
@@ -148,7 +151,7 @@ def test_item4_deal_says_what_it_did(game: WebGame) -> None:
     _finish_round(game)
     reply = game.ok({"by": "Bob", "deal": True})
     assert reply["effects"] == ["round 2 dealt: Ann deals"]  # not "done"
-    assert game.table.log[-1] == "Bob (web): round 2 dealt: Ann deals"
+    assert words(game.table.log[-1]) == "Bob (web): round 2 dealt: Ann deals"
 
 
 def test_item11_two_deal_taps_at_once_one_deals_the_other_is_told_who_did(

@@ -36,6 +36,7 @@ KEYWORDS = {
     "ngettext": (1, 2),
     "pgettext": ((1, "c"), 2),
     "N_": None,
+    "Nn_": (1, 2),
 }
 #: The web pages' scripts mark their strings with t/tn/tc/tp/tnp (web/static/common.js);
 #: their pages mark text as {{_:...}} (web/pages.py).

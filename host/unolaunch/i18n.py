@@ -6,6 +6,7 @@ Every user-visible string of the table goes through one of::
     _("Ann plays {card}").format(card=...)          # a sentence
     ngettext("{n} card", "{n} cards", n).format(n=n) # a count (plural forms per language)
     N_("red")                                        # marked for the catalog, translated later
+    Nn_("{n} card", "{n} cards")                     # a count marked, put in words later
 
 Write whole sentences with named ``{fields}`` (never glue translated pieces, never
 ``%``-format): a translator must be able to move the words. ``N_`` marks module-level
@@ -54,6 +55,7 @@ __all__ = [
     "PSEUDO",
     "PSEUDO_CLOSE",
     "PSEUDO_OPEN",
+    "Nn_",
     "Sentence",
     "_",
     "choose_language",
@@ -243,3 +245,9 @@ def pgettext(context: str, message: str) -> str:
 def N_(message: str) -> str:
     """Mark ``message`` for the catalog without translating it (translate where shown)."""
     return message
+
+
+def Nn_(singular: str, plural: str) -> tuple[str, str]:
+    """Mark a count's ``singular``/``plural`` for the catalog without translating them:
+    a message kept as data and put in words later (``ngettext(*ids, n)`` where shown)."""
+    return singular, plural

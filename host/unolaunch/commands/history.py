@@ -20,8 +20,8 @@ from unolaunch.i18n import N_, _, ngettext
 from unolaunch.rules import Effect, Game, IllegalMoveError
 from unolaunch.table.app import effect_text
 from unolaunch.table.journal import DATA_DIR_ENV, DB_NAME, Entry, GameRecord, Journal, data_dir
-from unolaunch.table.launcher import FOUL_NOTICE
 from unolaunch.table.names import shown
+from unolaunch.table.outcome import note_outcome, words
 from unolaunch.table.screen import card_name, card_names, variant_title
 from unolaunch.table.session import _new_game, engine_action
 
@@ -289,6 +289,10 @@ def _replayed(game: Game, kind: str, data: dict[str, Any], in_effect: list[str])
         game.undo(n)
         taken = in_effect[len(in_effect) - n :] if n else []
         del in_effect[len(in_effect) - n :]
+        if data.get("uno"):  # COM-6: UNO said just after the play; the play follows with it
+            return _("{who} says UNO just after the card (COM-6): the play is kept with it").format(
+                who=data["uno"]
+            )
         what = ", ".join(f"'{t}'" for t in taken) or ngettext(
             "{n} action", "{n} actions", n
         ).format(n=n)
@@ -400,11 +404,10 @@ def _note_text(data: dict[str, Any]) -> str:
         return text
     if data.get("closed"):  # the table said 'yes' at the game's end (issue 22)
         return _("the game's end is confirmed ('yes'): the game is closed")
-    said = str(data.get("notice") or data.get("warning") or "")
-    if data.get("notice") == FOUL_NOTICE:  # a journal from before issue 25: said in English
-        said = _(FOUL_NOTICE)
+    found = note_outcome(data) or note_outcome(data, "warning")
+    said = card_names(words(found)) if found is not None else ""
     # TRANSLATORS: a note of the journal: what the launcher reported, as the table said it.
-    return _("launcher: {what}").format(what=card_names(said.removeprefix("launcher ").strip()))
+    return _("launcher: {what}").format(what=said.removeprefix("launcher ").strip())
 
 
 #: The listing's columns (translated where shown).

@@ -21,7 +21,8 @@ turn it is, the colour and top card, what each player owes, hand sizes and the s
 round after round until someone reaches the target.
 
 Type what each player did in short words: r5, 'red 5', skip, 'wild blue',
-'attack blue Bob', 'press 3', draw, pass, uno, 'catch Bob', challenge, undo, help.
+'attack blue Bob', press ('press 3' without a launcher: 3 cards came out), draw, pass,
+uno, 'catch Bob', challenge, undo, help.
 Tab completes. Every action is saved at once (SQLite, in your user data folder or
 ${DATA_DIR_ENV}); after a crash or a closed laptop, 'unolaunch play --resume' continues
 exactly where you stopped.
@@ -211,6 +212,7 @@ def run(args: argparse.Namespace) -> int:
             held.enter_context(journal.claim(session.id))
             port = args.port
         table = Table(session)
+        table.holding = True  # until its first screen: it shows what the launcher said
         notify = table.redraw_from_event
         front = None
         if bind is not None:  # the browser pages: a second front end of this session

@@ -9,7 +9,7 @@ from typing import Any
 
 from unolaunch import cards as C
 from unolaunch.cards import COLOR_NAMES, UNKNOWN, card_code, color_word, parse_card
-from unolaunch.i18n import N_, _, ngettext, pgettext
+from unolaunch.i18n import N_, Nn_, _, pgettext
 from unolaunch.rules.actions import Action
 from unolaunch.rules.errors import IllegalMoveError
 from unolaunch.rules.game import (
@@ -206,12 +206,11 @@ class AttackGame(Game):
         self.pending.append((OB_PRESS, seat, k, 0, rule))  # ATK-25: presses, not draws
         if self._log is not None:
             who = self.players[seat]
-            text = ngettext(
+            text = Nn_(
                 "{who} must press the launcher {n} time ({rule})",
                 "{who} must press the launcher {n} times ({rule})",
-                k,
             )
-            self._note("owe", who, text.format(who=who, n=k, rule=rule))
+            self._note("owe", who, text, who=who, n=k, rule=rule)
 
     def _uno_penalty(self, seat: int) -> None:
         self.pending.insert(0, (OB_PRESS, seat, 2, 0, "ATK-20"))
@@ -284,23 +283,21 @@ class AttackGame(Game):
                 named = [card_code(c) for c in shed if c != UNKNOWN]
                 unseen = len(shed) - len(named)
                 cards = " ".join(named)
-                if unseen:  # hidden hands: the table gave only how many (ATK-12)
-                    if named:
-                        text = ngettext(
-                            "also discarded: {cards} {n} more {colour} card",
-                            "also discarded: {cards} {n} more {colour} cards",
-                            unseen,
-                        )
-                    else:
-                        text = ngettext(
-                            "also discarded: {n} more {colour} card",
-                            "also discarded: {n} more {colour} cards",
-                            unseen,
-                        )
-                    text = text.format(cards=cards, n=unseen, colour=color_word(col))
+                who = self.players[seat]
+                if unseen and named:  # hidden hands: the table gave only how many (ATK-12)
+                    text = Nn_(
+                        "also discarded: {cards} {n} more {colour} card",
+                        "also discarded: {cards} {n} more {colour} cards",
+                    )
+                    self._note("discard", who, text, cards=cards, n=unseen, colour=col)
+                elif unseen:
+                    text = Nn_(
+                        "also discarded: {n} more {colour} card",
+                        "also discarded: {n} more {colour} cards",
+                    )
+                    self._note("discard", who, text, n=unseen, colour=col)
                 else:
-                    text = _("also discarded: {cards}").format(cards=cards)
-                self._note("discard", self.players[seat], text)
+                    self._note("discard", who, N_("also discarded: {cards}"), cards=cards)
         self._end_turn()
 
     def _fx_trade(self, seat: int, card: int, color: int, target: int, extra: Any) -> None:
@@ -324,9 +321,9 @@ class AttackGame(Game):
             self._note(
                 "trade",
                 self.players[seat],
-                _("{who} and {other} swap hands").format(
-                    who=self.players[seat], other=self.players[target]
-                ),
+                N_("{who} and {other} swap hands"),
+                who=self.players[seat],
+                other=self.players[target],
             )
 
     def _fx_attack_attack(self, seat: int, card: int, color: int, target: int, extra: Any) -> None:

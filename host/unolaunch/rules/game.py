@@ -55,7 +55,7 @@ from typing import Any, ClassVar, NamedTuple
 
 from unolaunch import cards as C
 from unolaunch.cards import COLOR_NAMES, UNKNOWN, card_code, color_word, parse_card
-from unolaunch.i18n import N_, _, ngettext, pgettext
+from unolaunch.i18n import N_, Nn_, _, ngettext, pgettext
 from unolaunch.rules.actions import Action
 from unolaunch.rules.errors import IllegalMoveError
 from unolaunch.rules.launcher import Launcher, PatternLauncher
@@ -102,14 +102,34 @@ Obligation = tuple[int, int, int, int, str]
 
 
 class Effect(NamedTuple):
-    """One printable thing that happened: ``kind`` (a short tag), ``player``, ``text``."""
+    """One printable thing that happened: ``kind`` (a short tag), ``player``, ``text`` (in
+    the language current when it happened), and the message as data — ``msg`` its catalog
+    id(s) (``(msgid,)``, or ``(singular, plural)`` counted by the field ``n``) and
+    ``fields`` its values (names, card codes, counts, rule ids; a ``colour`` as 0-4) — so
+    that each screen puts it in words in its own language (:meth:`words`)."""
 
     kind: str
     player: str | None
     text: str
+    msg: tuple[str, ...] = ()
+    fields: tuple[tuple[str, Any], ...] = ()
 
     def __str__(self) -> str:
         return self.text
+
+    def words(self) -> str:
+        """The effect in the current language (its ``text`` when it has no message)."""
+        return message_words(self.msg, dict(self.fields)) if self.msg else self.text
+
+
+def message_words(msg: Sequence[str], fields: Mapping[str, Any]) -> str:
+    """A message kept as data (``msg``: ``(msgid,)`` or ``(singular, plural)`` counted by
+    ``fields["n"]``) in the current language; a ``colour`` field (0-3, 4 for none) is put
+    in words, every other field is shown as it is."""
+    template = ngettext(msg[0], msg[1], int(fields.get("n", 0))) if len(msg) == 2 else _(msg[0])
+    return template.format(
+        **{k: colour_field(v).tr if k == "colour" else v for k, v in fields.items()}
+    )
 
 
 class Both(NamedTuple):
@@ -500,7 +520,7 @@ class Game:
             turned = {s: pile.pop() for s in contenders}
             if self._log is not None:
                 shown = ", ".join(f"{self.players[s]} {card_code(c)}" for s, c in turned.items())
-                self._note("dealer", None, _("choosing the dealer: {cards}").format(cards=shown))
+                self._note("dealer", None, N_("choosing the dealer: {cards}"), cards=shown)
             best = max(_value_for_dealer(c) for c in turned.values())
             contenders = [s for s, c in turned.items() if _value_for_dealer(c) == best]
             if len(contenders) == 1:
@@ -538,7 +558,7 @@ class Game:
         self.stock = stock
         if self._log is not None:
             who = self.players[self.dealer]
-            self._note("deal", who, _("{who} deals").format(who=who))
+            self._note("deal", who, N_("{who} deals"), who=who)
         self._turn_start_card()
 
     def _turn_start_card(self) -> None:
@@ -553,16 +573,21 @@ class Game:
         self._set_top(card, card >> 5)
         self.turn = (self.dealer + 1) % self.n
         if self._log is not None:
-            self._note("start", None, _("start card {card}").format(card=card_code(card)))
+            self._note("start", None, N_("start card {card}"), card=card_code(card))
         self._start_effect(card)
 
     def _start_effect(self, card: int) -> None:
         """Variant hook: the effect of the card turned to start the discard pile."""
 
     # ------------------------------------------------------------------ small helpers
-    def _note(self, kind: str, player: str | None, text: str) -> None:
+    def _note(
+        self, kind: str, player: str | None, msg: str | tuple[str, str], **fields: Any
+    ) -> None:
+        # What happened, as data (Effect.msg/fields) and in words now (Effect.text).
         if self._log is not None:
-            self._log.append(Effect(kind, player, text))
+            ids = (msg,) if isinstance(msg, str) else msg
+            text = message_words(ids, fields)
+            self._log.append(Effect(kind, player, text, ids, tuple(fields.items())))
 
     def _set_top(self, card: int, color: int) -> None:
         self.color = color
@@ -614,11 +639,11 @@ class Game:
             self._note(
                 "reshuffle",
                 None,
-                ngettext(
+                Nn_(
                     "the discard pile is shuffled into a new stock ({n} card)",
                     "the discard pile is shuffled into a new stock ({n} cards)",
-                    len(under),
-                ).format(n=len(under)),
+                ),
+                n=len(under),
             )
         return True
 
@@ -641,18 +666,16 @@ class Game:
             who = self.players[seat]
             shown = " ".join(card_code(c) for c in hand[len(hand) - got :])
             if got < k:
-                text = ngettext(
+                text = Nn_(
                     "{who} takes {n} card {cards} ({short} short: no cards left, COM-5)",
                     "{who} takes {n} cards {cards} ({short} short: no cards left, COM-5)",
-                    got,
                 )
+                self._note("draw", who, text, who=who, n=got, cards=shown, short=k - got)
             else:
                 # TRANSLATORS: {cards} are card codes, or "?" for cards nobody saw (a table
                 # without hands drops the trailing "?"s): keep {cards} last.
-                text = ngettext(
-                    "{who} takes {n} card {cards}", "{who} takes {n} cards {cards}", got
-                )
-            self._note("draw", who, text.format(who=who, n=got, cards=shown, short=k - got))
+                text = Nn_("{who} takes {n} card {cards}", "{who} takes {n} cards {cards}")
+                self._note("draw", who, text, who=who, n=got, cards=shown)
         return got
 
     def _name_color(self, seat: int, color: int) -> None:
@@ -660,11 +683,7 @@ class Game:
         if color < 4:
             self._set_top(self.discard[-1], color)
             if self._log is not None:
-                self._note(
-                    "color",
-                    self.players[seat],
-                    _("colour is now {colour}").format(colour=color_word(color)),
-                )
+                self._note("color", self.players[seat], N_("colour is now {colour}"), colour=color)
         else:
             self._set_top(self.discard[-1], C.WILD)  # no colour until it is named
             if self.hands[seat]:
@@ -682,7 +701,7 @@ class Game:
         ]
         if self._log is not None:
             who = self.players[seat]
-            self._note("out", who, _("{who} has no cards left").format(who=who))
+            self._note("out", who, N_("{who} has no cards left"), who=who)
         if not self.pending:
             self._finish_round()
 
@@ -714,19 +733,20 @@ class Game:
             self._note(
                 "score",
                 who,
-                _("{who} wins the round and scores {points} (total {total})").format(
-                    who=who, points=total, total=self.scores[w]
-                ),
+                N_("{who} wins the round and scores {points} (total {total})"),
+                who=who,
+                points=total,
+                total=self.scores[w],
             )
             if self.game_winner >= 0:
                 self._note(
                     "game",
                     who,
-                    ngettext(
-                        "{who} wins the game with {n} point",
-                        "{who} wins the game with {n} points",
-                        self.scores[w],
-                    ).format(who=who, n=self.scores[w]),
+                    Nn_(
+                        "{who} wins the game with {n} point", "{who} wins the game with {n} points"
+                    ),
+                    who=who,
+                    n=self.scores[w],
                 )
 
     # ------------------------------------------------------------------ card effects
@@ -738,7 +758,7 @@ class Game:
         skipped = self._skip_next()
         if self._log is not None:
             who = self.players[skipped]
-            self._note("skip", who, _("{who} is skipped").format(who=who))
+            self._note("skip", who, N_("{who} is skipped"), who=who)
         self._after_skip(seat)
 
     def _fx_reverse(self, seat: int, card: int, color: int, target: int, extra: Any) -> None:
@@ -750,7 +770,7 @@ class Game:
             self._note(
                 "reverse",
                 None,
-                _("play now runs left") if self.direction == 1 else _("play now runs right"),
+                N_("play now runs left") if self.direction == 1 else N_("play now runs right"),
             )
         self._after_skip(seat)
 
@@ -1086,10 +1106,9 @@ class Game:
             who = self.players[seat]
             code = card_code(card)
             if move & UNO_BIT:
-                text = _("{who} plays {card} and says UNO").format(who=who, card=code)
+                self._note("play", who, N_("{who} plays {card} and says UNO"), who=who, card=code)
             else:
-                text = _("{who} plays {card}").format(who=who, card=code)
-            self._note("play", who, text)
+                self._note("play", who, N_("{who} plays {card}"), who=who, card=code)
         if card < 128:
             self.color = card >> 5
             self._key = card  # colour * 32 + kind: a coloured card is its own MATCH key
@@ -1147,9 +1166,9 @@ class Game:
             self._note(
                 "catch",
                 self.players[by],
-                _("{who} catches {caught} not saying UNO").format(
-                    who=self.players[by], caught=self.players[caught]
-                ),
+                N_("{who} catches {caught} not saying UNO"),
+                who=self.players[by],
+                caught=self.players[caught],
             )
         self._uno_penalty(caught)
 
@@ -1174,11 +1193,7 @@ class Game:
         if kind == OB_COLOR:
             self._set_top(self.discard[-1], color)
             if self._log is not None:
-                self._note(
-                    "color",
-                    self.players[seat],
-                    _("colour is now {colour}").format(colour=color_word(color)),
-                )
+                self._note("color", self.players[seat], N_("colour is now {colour}"), colour=color)
         elif kind == OB_TARGET:
             self._target_chosen(seat, a, target)
         elif kind == OB_GIVE:
@@ -1213,12 +1228,12 @@ class Game:
                     total += value
             self._score(total)
         elif kind == OB_TURNED:
-            self._item_turned(seat, parse_card(action.turned), b, a)
+            self._item_reported(seat, str(action.turned), b, a)
         elif kind == OB_VERDICT:
             self._resolve_challenge(seat, a, True, int(action.won))
 
-    def _item_turned(self, seat: int, turned: int, color: int, target: int) -> None:
-        raise NotImplementedError
+    def _item_reported(self, seat: int, turned: str, color: int, target: int) -> None:
+        raise NotImplementedError  # UNO Mario Kart's Wild Item Box
 
     # ------------------------------------------------------------------ public API
     @property
@@ -1613,8 +1628,8 @@ class Game:
                 raise self._illegal(rule, a, N_("{who} must challenge or accept first"), who=owner)
             if self.hidden and verb == "challenge" and a.won is None:
                 self.pending[0] = (OB_VERDICT, seat, self.pending[0][2], 0, rule)
-                text = _("{who} challenges: the table says who was right").format(who=a.by)
-                self._note("challenge", a.by, text)
+                text = N_("{who} challenges: the table says who was right")
+                self._note("challenge", a.by, text, who=a.by)
                 return
             self._do_answer(by, verb == "challenge", a.won)
         else:
@@ -1740,7 +1755,7 @@ class Game:
         elif verb == "pass":
             if self.phase == TURN:
                 raise self._illegal(self.pass_rule, a, self.pass_why)
-            self._note("pass", a.by, _("{who} passes").format(who=a.by))
+            self._note("pass", a.by, N_("{who} passes"), who=a.by)
             self._end_turn()
         elif verb in ("draw", "press"):
             self._check_draw_or_press(a, by)
@@ -1887,8 +1902,8 @@ class Game:
                 for _i in range(-diff):
                     hand.remove(UNKNOWN if UNKNOWN in hand else hand[-1])
                 self.stock.extend([UNKNOWN] * -diff)
-            text = ngettext("{who} now holds {n} card", "{who} now holds {n} cards", size)
-            self._note("correct", name, text.format(who=name, n=size))
+            text = Nn_("{who} now holds {n} card", "{who} now holds {n} cards")
+            self._note("correct", name, text, who=name, n=size)
             if seat == w and size > 0:
                 self._not_out(seat)
             elif size == 0 and w < 0 and self.phase < ROUND_OVER:
@@ -1903,7 +1918,7 @@ class Game:
             self.pending.insert(0, (OB_COLOR, seat, 0, 0, "COM-1"))
         if self._log is not None:
             who = self.players[seat]
-            self._note("out", who, _("{who} is not out: the round goes on (COM-7)").format(who=who))
+            self._note("out", who, N_("{who} is not out: the round goes on (COM-7)"), who=who)
 
 
 def _variant_class(variant: str) -> type[Game]:

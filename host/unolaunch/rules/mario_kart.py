@@ -10,7 +10,7 @@ from typing import Any
 
 from unolaunch import cards as C
 from unolaunch.cards import UNKNOWN, card_code, parse_card
-from unolaunch.i18n import N_, _
+from unolaunch.i18n import N_
 from unolaunch.rules.actions import Action
 from unolaunch.rules.game import (
     NO_COLOR,
@@ -54,7 +54,7 @@ class MarioKartGame(Game):
             # MK-4: never start on a Wild Draw Four: back into the stock, turn again.
             self.stock.append(card)
             self._shuffle(self.stock)
-            self._note("start", None, _("a Wild Draw Four is turned: shuffled back (MK-4)"))
+            self._note("start", None, N_("a Wild Draw Four is turned: shuffled back (MK-4)"))
         self._begin_round(card)
 
     def _start_effect(self, card: int) -> None:
@@ -68,7 +68,7 @@ class MarioKartGame(Game):
             self._note(
                 "start",
                 self.players[self.dealer],
-                _(
+                N_(
                     "a Wild Draw Four never starts the pile: shuffle it back into the stock and "
                     "turn another (MK-4)"
                 ),
@@ -113,32 +113,38 @@ class MarioKartGame(Game):
         if self._log is not None:
             who = self.players[seat]
             if challenge:
-                if guilty:
-                    text = _("{who} challenges: right").format(who=who)
-                else:
-                    text = _("{who} challenges: wrong").format(who=who)
-                self._note("challenge", who, text)
+                text = N_("{who} challenges: right") if guilty else N_("{who} challenges: wrong")
+                self._note("challenge", who, text, who=who)
 
     def _fx_item_box(self, seat: int, card: int, color: int, target: int, extra: Any) -> None:
         # MK-13: turn the top card of the stock; its item fires.
         if self.hidden:
             turned = extra.turned if extra is not None else None
             if turned is None:
+                # asked next; until then there is no colour to match (MK-13: the turned
+                # card's colour will be), not the one before the Item Box
+                self._set_top(self.discard[-1], C.WILD)
                 self.pending.append((OB_TURNED, seat, target, color, "MK-13"))
                 return
-            if self.stock or self._refill():
-                self.stock.pop()
-            self._item_turned(seat, parse_card(turned), color, target)
+            self._item_reported(seat, turned, color, target)
             return
         if not self.stock and not self._refill():
             # Decision: nothing to turn: the Item Box is a plain Wild.
             self._note(
-                "item", self.players[seat], _("nothing to turn: the Item Box acts as a Wild")
+                "item", self.players[seat], N_("nothing to turn: the Item Box acts as a Wild")
             )
             self._name_color(seat, color)
             self._end_turn()
             return
         self._item_turned(seat, self.stock.pop(), color, target)
+
+    def _item_reported(self, seat: int, turned: str, color: int, target: int) -> None:
+        # Hidden hands: the table reports the card the Item Box turned (with the play, or
+        # when asked). Either way it is the top card of the stock that was turned (MK-13):
+        # one path, so the stock loses it both ways (issue 34, item 2).
+        if self.stock or self._refill():
+            self.stock.pop()
+        self._item_turned(seat, parse_card(turned), color, target)
 
     def _item_turned(self, seat: int, t: int, color: int, target: int) -> None:
         self.discard.append(t)
@@ -152,7 +158,8 @@ class MarioKartGame(Game):
                 self._note(
                     "item",
                     self.players[seat],
-                    _("the Item Box turns {card}: Bob-omb").format(card=card_code(t)),
+                    N_("the Item Box turns {card}: Bob-omb"),
+                    card=card_code(t),
                 )
             if hand:
                 self._draw(seat, 2)
@@ -162,12 +169,12 @@ class MarioKartGame(Game):
         self._set_top(t, tc)  # MK-13: its colour is the colour to match; MK-19 no action
         if log:
             text = (
-                _("the Item Box turns {card}: Mushroom"),
-                _("the Item Box turns {card}: Banana"),
-                _("the Item Box turns {card}: Green Shell"),
-                _("the Item Box turns {card}: Lightning"),
+                N_("the Item Box turns {card}: Mushroom"),
+                N_("the Item Box turns {card}: Banana"),
+                N_("the Item Box turns {card}: Green Shell"),
+                N_("the Item Box turns {card}: Lightning"),
             )[tc]
-            self._note("item", self.players[seat], text.format(card=card_code(t)))
+            self._note("item", self.players[seat], text, card=card_code(t))
         if tc == 0:  # MK-14 Mushroom: another turn at once
             self._turn_again()
             return

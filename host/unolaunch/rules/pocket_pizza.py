@@ -94,11 +94,8 @@ class PocketPizzaGame(Game):
             self.turn = (self.turn + self.direction) % self.n
         if self._log is not None and challenge:
             who = self.players[seat]
-            if guilty:
-                text = _("{who} challenges: right").format(who=who)
-            else:
-                text = _("{who} challenges: wrong").format(who=who)
-            self._note("challenge", who, text)
+            text = N_("{who} challenges: right") if guilty else N_("{who} challenges: wrong")
+            self._note("challenge", who, text, who=who)
 
     def _fx_dip(self, seat: int, card: int, color: int, target: int, extra: Any) -> None:
         # PP-11: name the colour, draw one, give one card to the next player (who keeps
@@ -136,9 +133,10 @@ class PocketPizzaGame(Game):
                 self.players[seat],
                 # TRANSLATORS: {card} is "?" for a card nobody saw (hidden hands): the table
                 # drops a trailing "?", so keep {card} last, or after "gives".
-                _("{who} gives {card} to {other}").format(
-                    who=self.players[seat], card=card_code(card), other=self.players[to]
-                ),
+                N_("{who} gives {card} to {other}"),
+                who=self.players[seat],
+                card=card_code(card),
+                other=self.players[to],
             )
 
     def _check_play_extras(self, a: Action, by: int, card: int, target: int) -> None:

@@ -13,7 +13,8 @@ the motor's run, which the time model counts apart and is taken out here. Robust
   with fewer than its minimum of gaps is not used (the default stays).
 
 A reload (ATK-22) is the time from the launcher reporting itself empty (the journal's note
-``launcher fault: empty``) to the next action, less that action's own median time.
+of the outcome ``fault`` with the fault ``empty``, :func:`is_empty_note`) to the next
+action, less that action's own median time.
 """
 
 from __future__ import annotations
@@ -38,14 +39,32 @@ __all__ = [
     "Figure",
     "calibrate",
     "calibrate_from_history",
+    "is_empty_note",
 ]
 
 #: A gap longer than this (seconds) is a pause, not the time of an action.
 PAUSE_S = 120.0
 #: Gaps a figure must rest on to replace the default.
 MIN_SAMPLES = {"play": 20, "press": 20, "reload": 3}
-#: The journal note the table keeps when the launcher reports itself empty (ATK-22).
+#: The journal note's words of an empty launcher (ATK-22) in a journal from before outcomes
+#: were kept as data (issue 34).
 EMPTY_NOTICE = "launcher fault: empty"
+
+
+def is_empty_note(data: Mapping[str, Any]) -> bool:
+    """Whether a journal note is the launcher reporting itself empty (ATK-22): by its
+    outcome's data (an older journal: by its English words)."""
+    found = data.get("outcome")
+    if isinstance(found, Mapping):
+        args = found.get("args")
+        return (
+            found.get("outcome") == "fault"
+            and isinstance(args, Mapping)
+            and (args.get("fault") == "empty")
+        )
+    return data.get("notice") == EMPTY_NOTICE
+
+
 #: ``choose`` keys of the hidden-hands table that are no action of a simulated game (the
 #: start card, the Item Box card turned, a challenge's outcome, the round-end count).
 _TABLE_ONLY = frozenset({"top", "turned", "won", "points", "hands"})
@@ -186,7 +205,7 @@ def calibrate(
             if kind is None or cur.seq in undone:
                 continue
             gap = _when(cur.at) - _when(prev.at)
-            if prev.kind == "note" and prev.data.get("notice") == EMPTY_NOTICE:
+            if prev.kind == "note" and is_empty_note(prev.data):
                 if gap > pause_s:
                     pauses["reload"] += 1
                 elif gap >= 0:  # the next action's own time is taken out below

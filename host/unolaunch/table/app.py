@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import contextlib
 import re
+import shlex
 import sys
 import threading
 from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 from typing import Any, Protocol
 
 from rich.cells import cell_len
@@ -31,6 +33,7 @@ from unolaunch.i18n import N_, _, ngettext, pgettext
 from unolaunch.rules import Action, Effect, IllegalMoveError
 from unolaunch.rules import engine as E
 from unolaunch.table.names import shown
+from unolaunch.table.outcome import CLEAR, Outcome, of_effect, words
 from unolaunch.table.parse import (
     Command,
     Context,
@@ -45,6 +48,7 @@ from unolaunch.table.parse import (
     table_command,
     tokens_of,
 )
+from unolaunch.table.prompt import Message, Reader, terminal_reader
 from unolaunch.table.screen import (
     View,
     card_name,
@@ -55,7 +59,7 @@ from unolaunch.table.screen import (
     render,
     variant_title,
 )
-from unolaunch.table.session import Session, TableError, actions_in_effect
+from unolaunch.table.session import Session, StaleLine, TableError, actions_in_effect
 
 PROMPT_SUFFIX = "> "
 
@@ -63,8 +67,9 @@ PROMPT_SUFFIX = "> "
 class TableLauncher(Protocol):
     """What the table needs from a connected launcher (see :mod:`.launcher`)."""
 
-    def status(self) -> str:
-        """One line for the screen (armed for whom, cards left, faults)."""
+    def status(self, inside: bool = True) -> str:
+        """One line for the screen (armed for whom, faults; with the cards inside unless
+        ``inside`` is false)."""
         ...
 
     def sync(self) -> None:
@@ -79,7 +84,7 @@ class TableLauncher(Protocol):
         """Connected and not in a fault: its button is the way to press."""
         ...
 
-    def clear(self) -> str:
+    def clear(self) -> Outcome:
         """Clear a fault (jam, empty) after the table fixed it; return what happened."""
         ...
 
@@ -106,11 +111,21 @@ class Table:
         self.read_line = read_line or input
         self.launcher: TableLauncher | None = None
         self.out_lock = threading.RLock()
-        self.log: list[str] = []
-        self.warning: str | None = None
+        #: what happened, as data (outcome.py): each screen says it in its own language
+        self.log: list[Outcome] = []
+        self.warning: Outcome | None = None
+        #: how lines are read in a terminal (prompt.py); None: through ``read_line``
+        self.reader: Reader | None = None
+        self._message: Message | None = None  # the question the prompt waits on, if any
+        #: the game's version the turn's prompt shows now (a line typed there carries it)
+        self.shown_version: int | None = None
+        #: the prompt's text as last shown
         self.prompt = ""
-        self._readline: Any = None
-        self._asking_turn = False  # the prompt waits for the awaited player's move
+        #: set by ``play`` until the first screen is drawn (run): what happens before is
+        #: only remembered, and that screen shows it (issue 34, item 6: a resume drew the
+        #: board twice, the first time without the launcher's line)
+        self.holding = False
+        self._held: list[Outcome] = []  # what happened while holding: said before that screen
         # --port sim: carries out one 'unolaunch sim' command ('jam', 'load 40'), or None
         self.sim_commands: Callable[[str], None] | None = None
 
@@ -124,9 +139,9 @@ class Table:
     def effects(self, effects: list[Effect]) -> None:
         """Print what an action did and keep it for the screen."""
         for e in effects:
-            text = effect_text(e)
-            self.log.append(text)
-            self.say(f"  · {text}")
+            said = of_effect(e)
+            self.log.append(said)
+            self.say(f"  · {words(said)}")
 
     def view(self) -> View:
         """The screen's content now."""
@@ -136,11 +151,7 @@ class Table:
         for who, what in s.owed_texts():
             owed[who] = (owed.get(who, "") + "; " if who in owed else "") + what
         choice = s.choice()
-        # The deal is not loaded yet (a start card is awaited): a count of cards inside
-        # would be the last round's.
-        launcher = (
-            _launcher_status(self.launcher, inside=choice != "top") if self.launcher else None
-        )
+        launcher = self.launcher.status(inside=self.inside_known()) if self.launcher else None
         return View(
             variant=s.variant,
             players=s.players,
@@ -151,12 +162,17 @@ class Table:
             game_id=s.id,
             owed=owed,
             launcher=launcher,
-            notice=self.log[-1] if self.log else None,
-            warning=self.warning,
+            notice=words(self.log[-1]) if self.log else None,
+            warning=words(self.warning) if self.warning else None,
             uno_said=sorted(s.uno_said),
             doing=_(_DOING[choice]) if choice in _DOING else None,
             reminder=load_reminder(s) if choice == "top" else None,
         )
+
+    def inside_known(self) -> bool:
+        """Whether the launcher's count of cards inside is this round's: not while the
+        start card is awaited (the deal is not loaded yet, ATK-3)."""
+        return self.session.choice() != "top"
 
     def draw(self) -> None:
         """Draw the screen."""
@@ -218,7 +234,12 @@ class Table:
             return _("{who} is out! Now the cards left in the other hands.").format(who=who)
         verbs = aw["verbs"]
         if "play" in verbs and "pass" in verbs:
-            return _("{who}: play one more card, or 'pass'").format(who=who)
+            with s.lock:
+                drawn, rule = s.game.phase == E.AFTER_DRAW, s.game.pass_rule
+            if drawn:  # MK-9, PP-7: only the card just drawn may be played now
+                text = _("{who}: play the card just drawn, if it can be played, or 'pass' ({rule})")
+                return text.format(who=who, rule=rule)
+            return _("{who}: play one more card, or 'pass'").format(who=who)  # ATK-8
         example = _(_WILD_EXAMPLE.get(s.variant, _WILD_EXAMPLE["attack"]))
         if "press" in verbs:
             text = _("{who}: play a card (e.g. r5, '{example}') or press; 'help' for more")
@@ -236,83 +257,113 @@ class Table:
             return _("round over: press Enter") + PROMPT_SUFFIX
         return f"{shown(aw['by']) if aw else _('table')}{PROMPT_SUFFIX}"
 
-    def redraw_from_event(self, notice: str | None, warning: str | None) -> None:
+    def redraw_from_event(self, notice: Outcome | None, warning: Outcome | None) -> None:
         """Called from the launcher's thread: show what happened and re-show the prompt.
         What comes with a warning (a foul, a fault, a press that did not fit) is kept in
         the journal as a note for ``history``; a press that was applied is there already."""
         self.remember(notice, warning)
         self.repaint(notice)
 
-    def remember(self, notice: str | None, warning: str | None) -> None:
-        """Keep what happened for the screen (the log; the warning, "" clears it) without
-        drawing: a front end that must not wait for the terminal (the web pages) calls
-        this at once and :meth:`repaint` from a thread of its own. A warning is also kept in
-        the journal as a note for ``history``."""
-        if warning:
-            from unolaunch.table.launcher import FOUL_NOTICE
-
-            note: dict[str, Any] = {"notice": notice, "warning": warning}
-            if notice is not None and notice == _(FOUL_NOTICE):
-                note["foul"] = True  # counted on --resume, whatever the language (ATK-26)
+    def remember(self, notice: Outcome | None, warning: Outcome | None) -> None:
+        """Keep what happened for the screen (the log; the warning: ``CLEAR`` clears it,
+        None leaves it) without drawing: a front end that must not wait for the terminal
+        (the web pages) calls this at once and :meth:`repaint` from a thread of its own. A
+        warning is also kept in the journal as a note for ``history``, as data."""
+        if warning is not None and warning != CLEAR:
+            note: dict[str, Any] = {"warning": warning.to_json()}
+            if notice is not None:
+                note["outcome"] = notice.to_json()
+                if notice.kind == "foul":
+                    note["foul"] = True  # counted on --resume (ATK-26)
             with contextlib.suppress(UnolaunchError):  # the screen matters more than the log
                 self.session.note(note)
-        if notice:
+        if notice is not None:
             self.log.append(notice)
         if warning is not None:
-            self.warning = warning or None
+            self.warning = None if warning == CLEAR else warning
 
-    def repaint(self, notice: str | None) -> None:
-        """Print ``notice`` and the screen, and re-show the prompt with what was typed."""
+    def repaint(self, notice: Outcome | None) -> None:
+        """Print ``notice`` and the screen, and show the prompt again with what was typed:
+        a live prompt redraws itself (its text follows the game), else it is written
+        again here, with the turn's prompt naming whoever is awaited now."""
+        reader = self.reader
         with self.out_lock:
-            if self._readline is not None:
-                sys.stdout.write("\r\x1b[K")
-            if notice:
-                self.say(f"  · {notice}")
+            if self.holding:  # said just before the first screen
+                if notice is not None:
+                    self._held.append(notice)
+                return
+            waiting = self._message
+            if waiting is not None and reader is not None and not reader.live:
+                sys.stdout.write("\r\x1b[K")  # the prompt and what was typed: drawn again below
+            if notice is not None:
+                self.say(f"  · {words(notice)}")
             self.draw()
-            if self._asking_turn:  # whose turn it is may have changed with the press
-                self.prompt = self.prompt_for()
-            buffer = self._readline.get_line_buffer() if self._readline is not None else ""
-            sys.stdout.write(self.prompt + buffer)
-            sys.stdout.flush()
+            if reader is not None and reader.live:
+                reader.refresh()
+            elif waiting is not None:
+                typed = reader.typed() if reader is not None else ""
+                sys.stdout.write(waiting() + typed)
+                sys.stdout.flush()
 
     # ------------------------------------------------------------------ input
-    def ask(self, prompt: str) -> str:
-        """Read one line; ``EOFError`` when the input ends. The prompt's names are shown
-        escaped (names.py)."""
-        prompt = shown(prompt)
+    def ask(self, prompt: str | Message) -> str:
+        """Read one line; ``EOFError`` when the input ends. ``prompt``: the question, or a
+        function that says it as the game is now (asked at every redraw: the turn's
+        prompt follows the game). The prompt's names are shown escaped (names.py)."""
+        message: Message = prompt if callable(prompt) else (lambda: shown(prompt))
         with self.out_lock:
-            self.prompt = prompt
-        line = self.read_line(prompt)
-        if self._readline is None and not sys.stdin.isatty():
+            self._message = message
+            if not callable(prompt):
+                self.prompt = shown(prompt)
+        try:
+            if self.reader is not None:
+                line = self.reader.read(message)
+            else:
+                line = self.read_line(message())
+        finally:
+            with self.out_lock:
+                self._message = None
+        if (self.reader is None or not self.reader.terminal) and not sys.stdin.isatty():
             # Echo piped input so that a transcript reads like a session.
             self.console.print(Text(shown(line), style="dim"))
         return line
 
-    def enable_completion(self) -> None:
-        """Tab completion and line editing with readline, when on a terminal."""
-        if not sys.stdin.isatty():
-            return
-        try:
-            import readline
-        except ImportError:  # pragma: no cover - Windows without pyreadline
-            return
-        self._readline = readline
+    def turn_prompt(self) -> str:
+        """The turn's prompt as the game is now (:meth:`prompt_for`), escaped; the version
+        it shows is kept: a line typed at it carries that version (issue 34)."""
+        with self.session.lock:
+            self.shown_version = self.session.version
+            self.prompt = shown(self.prompt_for())
+            return self.prompt
 
-        def completer(text: str, state: int) -> str | None:
-            options = complete(readline.get_line_buffer(), self.context())
-            return options[state] + " " if state < len(options) else None
+    def enable_terminal(self) -> None:
+        """Read lines from the terminal with the prompt that follows the game (prompt.py):
+        prompt_toolkit on a terminal (Tab completes, Up/Down recall), ``input`` when piped.
+        Only for a table that reads its own terminal (no ``read_line`` given)."""
+        if self.read_line is not input or self.reader is not None:
+            return
 
-        readline.set_completer(completer)
-        readline.set_completer_delims(" ")
-        readline.parse_and_bind("tab: complete")
+        def completions(text: str) -> list[str]:
+            return complete(text, self.context())
+
+        self.reader = terminal_reader(completions)
 
     # ------------------------------------------------------------------ the loop
     def run(self) -> int:
         """Play until the game ends (0) or the players quit / input ends (0, resumable)."""
+        self.enable_terminal()
+        with self.reader.output() if self.reader is not None else contextlib.nullcontext():
+            return self._run()
+
+    def _run(self) -> int:
         s = self.session
-        self.enable_completion()
         self.sync_launcher()
-        self.draw()
+        with self.out_lock:
+            self.holding = False
+            for notice in self._held:
+                self.say(f"  · {words(notice)}")
+            self._held.clear()
+            self.draw()
         try:
             while True:
                 snap = s.snapshot()
@@ -327,11 +378,11 @@ class Table:
                     self.turn()
                 self.sync_launcher()
         except (EOFError, QuitGame, KeyboardInterrupt):
-            if self._readline is not None:
+            if self.reader is not None and self.reader.terminal:
                 sys.stdout.write("\n")
             self.say(
-                _("Game {game} is saved. Continue it with: unolaunch play --resume {game}").format(
-                    game=s.id
+                _("Game {game} is saved. Continue it with: {command}").format(
+                    game=s.id, command=resume_command(s)
                 ),
                 style="bold",
             )
@@ -343,12 +394,12 @@ class Table:
             self.launcher.sync()
 
     def turn(self) -> None:
-        """Ask the awaited player for one line and carry it out."""
-        self._asking_turn = True
-        try:
-            line = self.ask(self.prompt_for())
-        finally:
-            self._asking_turn = False
+        """Ask the awaited player for one line and carry it out — if the game is still at
+        the version the prompt showed when it was typed (issue 34): a line typed just
+        before another screen or the launcher moved the game on is refused, the new state
+        shown, nothing recorded."""
+        line = self.ask(self.turn_prompt)
+        at = self.shown_version
         s = self.session
         if s.choice() == "reveal" or s.snapshot().get("awaiting") is None:
             # The round ended while the prompt waited (the launcher's last owed presses, a
@@ -367,18 +418,36 @@ class Table:
         try:
             parsed = parse(line, self.context())
             if isinstance(parsed, Command):
-                self.command(parsed)
+                if parsed.name in _CHANGES_GAME:
+                    s.expect(at)  # refused if the game moved on since the line was typed
+                self.command(parsed, at)
                 return
-            self.move(parsed)
+            s.expect(at)
+            self.move(parsed, at)
+        except StaleLine as exc:
+            self.stale(line, exc)
         except (ParseError, TableError, IllegalMoveError) as exc:
+            try:  # typed for a state that is gone: that is what to say, not why it misreads now
+                s.expect(at)
+            except StaleLine as moved:
+                self.stale(line, moved)
+                return
             self.error(exc)
 
+    def stale(self, line: str, exc: StaleLine) -> None:
+        """A line typed before the game moved on: refused (nothing recorded), with the new
+        state shown."""
+        self.say(f"✗ '{line.strip()}': {exc}", style="bold red")
+        self.draw()
+
     def context(self) -> Context:
-        """The parser's context, knowing whether a launcher is connected."""
+        """The parser's context, knowing whether a working launcher counts the presses
+        (else they are typed with their cards)."""
         ctx = self.session.context()
         with self.session.lock:
             deck = frozenset(card_code(c) for c in self.session.game.composition)
-        return replace(ctx, launcher=self.launcher is not None, deck=deck)
+        working = self.launcher is not None and self.launcher.working()
+        return replace(ctx, launcher=working, deck=deck)
 
     def error(self, exc: Exception) -> None:
         """One line: what was wrong and what to do. The game is unchanged."""
@@ -402,18 +471,30 @@ class Table:
         """What the player whose turn it is may type (COM-2) — see :func:`instead_text`."""
         return instead_text(self.session)
 
-    def move(self, move: Move) -> None:
-        """Apply parsed actions (asking for a press's card count when there is no launcher)."""
+    def move(self, move: Move, at: int | None = None) -> None:
+        """Apply parsed actions (asking for a press's card count when there is no launcher);
+        ``at``: the version of the game the line was typed against (a line typed before the
+        game moved on is refused, whatever was asked meanwhile)."""
         actions = []
         for a in move.actions:
             if "press" in a:
-                # ATK-26: a press is the presser's, with a launcher or without.
-                self.session.check_action(dict(a, cards=0))
                 working = self.launcher is not None and self.launcher.working()
+                if "cards" not in a and self.launcher is not None and working:
+                    # The launcher's button: it fires for whoever it is armed for, and a
+                    # press nobody owes is its foul (ATK-26) — as at the table, and as the
+                    # README shows. A press named for another player than the one it is
+                    # armed for is refused: the button cannot press as them.
+                    with self.session.lock:  # checked and pressed in one step
+                        self.session.expect(at)
+                        armed = self.session.arming()
+                        if armed is not None and armed.player != a["by"]:
+                            self.check_press(a)  # the rules' refusal (ATK-26)
+                        said = self.launcher.virtual_press()
+                    self.say(said)
+                    return
+                # ATK-26: a press typed with its cards is the presser's, owed by the rules.
+                self.check_press(a)
                 if "cards" not in a:
-                    if self.launcher is not None and working:
-                        self.say(self.launcher.virtual_press())
-                        return
                     a = dict(a, cards=self.ask_count(a["by"]))
                 elif working and not move.missed:
                     raise TableError(
@@ -441,18 +522,30 @@ class Table:
         effects: list[Effect] = []
         applied: list[dict[str, Any]] = []
         try:
-            for a in actions:
-                effects += self.session.apply(a)
-                applied.append(a)
+            with self.session.lock:  # the line's actions in one step, at its version
+                for a in actions:
+                    effects += self.session.apply(a, expect=at if not applied else None)
+                    applied.append(a)
         finally:
             self.warning = None
             self.effects(effects)
             self.warning = overplayed(self.session, applied)
             if self.warning:
-                self.say(f"⚠ {self.warning}", style="bold yellow")
+                self.say(f"⚠ {words(self.warning)}", style="bold yellow")
             if applied:  # a refused line changed nothing: its ✗ line is all there is to see
                 self.sync_launcher()
                 self.draw()
+
+    def check_press(self, action: dict[str, Any]) -> None:
+        """ATK-26: a press is the presser's, with a launcher or without — refused here as
+        the engine would refuse it, and said without a card count nobody typed (a bare
+        'press' is not a press of "0 cards")."""
+        try:
+            self.session.check_action(dict(action, cards=action.get("cards", 0)))
+        except IllegalMoveError as exc:
+            if "cards" not in action and exc.action is not None:
+                exc.action = replace(exc.action, cards=None)
+            raise
 
     def _discard_all_unsaid(self, action: dict[str, Any]) -> bool:
         """A Discard All played without the cards that went with it, from a hand that had
@@ -557,8 +650,9 @@ class Table:
             )
         return n
 
-    def command(self, cmd: Command) -> None:
-        """Table commands: undo, help, fix, uno, clear, quit, show."""
+    def command(self, cmd: Command, at: int | None = None) -> None:
+        """Table commands: undo, help, fix, uno, clear, quit, show (``at``: the version of
+        the game the line was typed against)."""
         s = self.session
         if cmd.name == "quit":
             raise QuitGame
@@ -569,12 +663,12 @@ class Table:
             self.draw()
             return
         if cmd.name == "undo":
-            self.undo(int(cmd.args[0]))
+            self.undo(int(cmd.args[0]), expect=at)
         elif cmd.name == "fix":
-            if not self.fix(str(cmd.args[0]), int(cmd.args[1])):
+            if not self.fix(str(cmd.args[0]), int(cmd.args[1]), at):
                 return
         elif cmd.name == "uno":
-            self.effects(s.say_uno())
+            self.effects(s.say_uno(expect=at))
             self.say("  · " + _("UNO!"))
         elif cmd.name == "sim":
             self.sim_control(str(cmd.args[0]))
@@ -583,9 +677,9 @@ class Table:
         elif cmd.name == "clear":
             if self.launcher is None:
                 raise TableError(_("no launcher is connected; nothing to clear"))
-            msg = self.launcher.clear()
-            self.log.append(msg.strip(" ·"))
-            self.say(msg)
+            cleared = self.launcher.clear()
+            self.log.append(cleared)
+            self.say(f"  · {words(cleared)}")
         self.warning = None
         self.sync_launcher()
         self.draw()
@@ -612,51 +706,32 @@ class Table:
             raise TableError(f"sim: {exc}") from None
         self.say("  · " + _("(simulated launcher: {command})").format(command=line))
 
-    def undo(self, n: int, after: str = "") -> str:
+    def undo(self, n: int, after: Outcome | None = None, expect: int | None = None) -> str:
         """Take back ``n`` actions and say which, in words (``undid: Ann plays red 7``); the
         screen's last line becomes that (what the undone actions wrote is gone), and cards
         a taken-back press shot out go back into the launcher (ATK-25)."""
         s = self.session
-        taken = actions_in_effect(s.journal.entries(s.id))[-n:] if n > 0 else []
-        s.undo(n)
+        with s.lock:  # what is taken back is what the undo finds
+            taken = actions_in_effect(s.journal.entries(s.id))[-n:] if n > 0 else []
+            s.undo(n, expect=expect)
         keep_uno_said(s)
-        what = "; ".join(action_text(a, s.variant) for a in reversed(taken))
         back = sum(int(a.get("cards") or 0) for a in taken if a is not None and "press" in a)
-        done = False
-        if back:
-            board = getattr(self.launcher, "sim", None) if self.launcher is not None else None
-            if board is not None:  # --port sim: the table puts them back itself
-                with contextlib.suppress(UnolaunchError, ValueError):
-                    board.control(f"load {int(board.cards) + back}")
-                    done = True
-        if back and done:
-            text = ngettext(
-                "undid: {what} — put the {n} card back into the launcher (done: the simulated "
-                "one holds them again)",
-                "undid: {what} — put the {n} cards back into the launcher (done: the simulated "
-                "one holds them again)",
-                back,
-            )
-        elif back:
-            text = ngettext(
-                "undid: {what} — put the {n} card back into the launcher",
-                "undid: {what} — put the {n} cards back into the launcher",
-                back,
-            )
-        else:
-            text = _("undid: {what}")
-        text = text.format(what=what, n=back)
-        if after:
-            # TRANSLATORS: what was undone, then what follows from it ("the game goes on").
-            text = _("{undone}: {after}").format(undone=text, after=after)
-        self.log.append(text)
+        # --port sim: the simulated magazine follows the game's stock (the launcher's
+        # sync after every change puts the cards back: one count, one owner)
+        done = bool(back) and getattr(self.launcher, "sim", None) is not None
+        args: dict[str, Any] = {"actions": list(reversed(taken)), "back": back, "done": done}
+        if after is not None:
+            args["after"] = after
+        said = Outcome("undid", args)
+        self.log.append(said)
         self.warning = None
+        text = words(said)
         self.say(f"  · {text}")
         return text
 
-    def fix(self, who: str, n: int) -> bool:
+    def fix(self, who: str, n: int, at: int | None = None) -> bool:
         """``fix NAME N``: correct a hand size. A hand of no cards ends the round (COM-7):
-        asked first. False when nothing was changed."""
+        asked first. False when nothing was changed. ``at``: the version it was typed at."""
         s = self.session
         snap = s.snapshot()
         if n == 0 and snap["round_winner"] is None and snap["hand_sizes"].get(who) != 0:
@@ -674,7 +749,7 @@ class Table:
                     )
                 )
                 return False
-        self.effects(s.correct(who, n))
+        self.effects(s.correct(who, n, expect=at))
         return True
 
     def round_end(self) -> None:
@@ -707,11 +782,9 @@ class Table:
                         # The last count typed is taken back, not the winning card.
                         i -= 1
                         q = others[i]
-                        text = _("undid: {who}'s count ({left})").format(
-                            who=q, left=_left_text(left.pop(q))
-                        )
-                        self.log.append(text)
-                        self.say(f"  · {text}")
+                        undone = Outcome("undid_count", {"who": q, "left": left.pop(q)})
+                        self.log.append(undone)
+                        self.say(f"  · {words(undone)}")
                         p = q
                         continue
                     if cmd is not None:
@@ -834,7 +907,7 @@ class Table:
             if cmd is not None and cmd.name == "undo":
                 if self.session.closed() and not self.reopen(w):
                     return False
-                self.undo(int(cmd.args[0]), _("the game goes on"))
+                self.undo(int(cmd.args[0]), Outcome("game_goes_on"))
                 self.draw()
                 return False
         except (ParseError, TableError) as exc:
@@ -872,8 +945,20 @@ class Table:
             style = "bold" if name == snap["game_winner"] else None
             self.say(f"   {name}{pad}  {pts:>4}", style=style)
         with contextlib.suppress(UnolaunchError):  # closed with 'yes': reopening asks first
-            self.session.note({"notice": _("the game is over: closed with 'yes'"), "closed": True})
+            self.session.note({"outcome": Outcome("closed").to_json(), "closed": True})
         self.say(_("Game {game} is in 'unolaunch history'.").format(game=self.session.id))
+
+
+def resume_command(session: Session) -> str:
+    """The command that continues ``session``'s game: with ``--data-dir`` when its games
+    file is not where a bare ``unolaunch play`` looks (``--data-dir`` given, issue 34)."""
+    from unolaunch.table.journal import data_dir
+
+    command = f"unolaunch play --resume {session.id}"
+    folder = Path(session.journal.path).parent
+    if folder.resolve() != data_dir().resolve():
+        command += f" --data-dir {shlex.quote(str(folder))}"
+    return command
 
 
 def largest_burst() -> int:
@@ -927,6 +1012,9 @@ _DISCARD_ALL_QUESTION = {
     ),
 }
 
+#: Table commands that change the game: refused when typed before it moved on (issue 34).
+_CHANGES_GAME = frozenset({"undo", "fix", "uno"})
+
 #: Words of a move (not a hand's cards) that may be typed at the round end's questions.
 _GAME_WORDS = frozenset(
     {"challenge", "ch", "chal", "accept", "press", "draw", "drew", "pass", "catch", "play"}
@@ -944,20 +1032,6 @@ _DOING = {
     "reveal": N_("count the cards left"),
     "challenge": N_("challenge or accept"),
 }
-
-
-def _launcher_status(launcher: TableLauncher, inside: bool) -> str:
-    """The launcher's line for the screen; without the count of cards inside when
-    ``inside`` is false. A launcher whose ``status`` takes no ``inside`` has its English
-    count taken out of the line."""
-    try:
-        return str(launcher.status(inside=inside))  # type: ignore[call-arg]
-    except TypeError:
-        line = launcher.status()
-        return line if inside else _CARDS_INSIDE.sub("", line)
-
-
-_CARDS_INSIDE = re.compile(r" · \d+ cards? inside")
 
 
 def load_reminder(session: Session) -> str:
@@ -1046,7 +1120,7 @@ def keep_uno_said(session: Session) -> None:
 _DECK_RULE = {"attack": "ATK-1", "mario-kart": "MK-1", "pocket-pizza": "PP-1"}
 
 
-def overplayed(session: Session, actions: list[dict[str, Any]]) -> str | None:
+def overplayed(session: Session, actions: list[dict[str, Any]]) -> Outcome | None:
     """A warning when a card just played (or discarded with a Discard All) is now on the
     discard pile more often than the game's deck holds it — since the last reshuffle the
     played cards are all there, in everyone's sight (ATK-1/ATK-2, MK-1, PP-1/PP-2 counts).
@@ -1074,19 +1148,13 @@ def overplayed(session: Session, actions: list[dict[str, Any]]) -> str | None:
                 rule = "PP-2"  # the wild counts (a deck option)
             elif g.variant == "attack" and (code in ("WHF", "WAH") or code[1:] == "TH"):
                 rule = "ATK-2"  # the optional edition's cards
-            return ngettext(
-                "{card} was played {n} time since the last reshuffle, but the {game} deck has "
-                "{held} ({rule}): a typo? 'undo' takes it back",
-                "{card} was played {n} times since the last reshuffle, but the {game} deck has "
-                "{held} ({rule}): a typo? 'undo' takes it back",
-                played,
-            ).format(
-                card=card_name(code), n=played, game=variant_title(g.variant), held=held, rule=rule
-            )
+            args = {"card": code, "n": played, "variant": g.variant, "held": held, "rule": rule}
+            return Outcome("overplayed", args)
     return None
 
 
-def _left_text(value: list[str] | int) -> str:
+def left_text(value: list[str] | int) -> str:
+    """Cards left in a hand (codes) or their points, in words."""
     if isinstance(value, int):
         return ngettext("{n} point", "{n} points", value).format(n=value)
     return " ".join(card_name(c) for c in value) or _("no cards")
@@ -1183,10 +1251,9 @@ def overcounted(session: Session, left: dict[str, list[str] | int]) -> str | Non
 
 
 def effect_text(effect: Effect) -> str:
-    """An engine effect in words — cards by name, not code — without the unknown cards of
-    hidden hands (``?``)."""
-    text = re.sub(r"(?: \?)+(?= \(|$)", "", str(effect)).replace(" ? to ", " a card to ")
-    return card_names(text)
+    """An engine effect in words, in the current language — cards by name, not code —
+    without the unknown cards of hidden hands (``?``)."""
+    return words(of_effect(effect))
 
 
 def instead_text(s: Session) -> str:

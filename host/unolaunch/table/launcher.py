@@ -22,11 +22,12 @@ from typing import Any
 from unolaunch.errors import UnolaunchError
 from unolaunch.i18n import N_, _, ngettext
 from unolaunch.rules import IllegalMoveError
-from unolaunch.table.app import effect_text
+from unolaunch.table.outcome import CLEAR, Outcome, of_effects, words
 from unolaunch.table.session import Arming, Session
 
-#: notify(notice, warning): a line for the log and the warning to show ("" clears it).
-Notify = Callable[[str | None, str | None], None]
+#: notify(notice, warning): what happened, for the log, and the warning to show (``CLEAR``
+#: clears it, None leaves it): outcomes as data, put in words by each screen (outcome.py).
+Notify = Callable[[Outcome | None, Outcome | None], None]
 
 #: What to do about each fault (translated where shown; {player}, {stock} filled in).
 FAULT_HELP = {
@@ -61,8 +62,8 @@ FAULT_HELP = {
 }
 
 
-#: The line of a foul (ATK-26) in the log and the journal's note (counted on --resume: the
-#: note is marked ``foul``; a journal from before issue 25 has this English line).
+#: The line of a foul (ATK-26) in a journal from before issue 25 (an English note; later
+#: notes keep the outcome ``foul`` as data and are marked ``foul``).
 FOUL_NOTICE = N_("foul: a press nobody owes")
 
 
@@ -77,39 +78,14 @@ _FAULT_NAMES = {
 }
 
 
-def press_outcome(notice: str, player: str) -> str | None:
-    """What a launcher notice says became of ``player``'s press, in whatever language the
-    table said it: ``fired``, ``foul`` (ATK-26), ``ignored`` (pressed while firing),
-    ``fault`` (refused: the launcher is stopped), or None (another notice). For a front end
-    that pressed the button for a player and waits for the outcome (the web pages)."""
-    from unolaunch.i18n import LANGUAGES, PSEUDO, use
-
-    for lang in (*LANGUAGES, PSEUDO):
-        with use(lang):
-            fired = {
-                ngettext("{who} presses: {n} card out", "{who} presses: {n} cards out", n)
-                .format(who=player, n="\0")
-                .split("\0")[0]
-                for n in (1, 2, 5, 11, 21)
-            }
-            if any(notice.startswith(head) for head in fired):
-                return "fired"
-            if notice == _(FOUL_NOTICE):
-                return "foul"
-            if notice == _("press while firing: ignored"):
-                return "ignored"
-            if notice == _("press refused: the launcher is in a fault"):
-                return "fault"
-    return None
-
-
 def fault_name(code: str) -> str:
     """A launcher fault code (``jam``, ``empty``...) in the table's language."""
     return _(_FAULT_NAMES[code]) if code in _FAULT_NAMES else code
 
 
 def is_foul_note(data: Mapping[str, Any]) -> bool:
-    """Whether a journal note is a foul's (ATK-26), whatever language it was said in."""
+    """Whether a journal note is a foul's (ATK-26): marked so (its outcome is ``foul``), or
+    a journal's English note from before issue 25."""
     return bool(data.get("foul")) or data.get("notice") == FOUL_NOTICE
 
 
@@ -151,10 +127,17 @@ class LinkedLauncher:
         self.fouls = 0
         self.largest_burst: int | None = None  # from the launcher's configuration
         self._loaded: tuple[Any, bool] | None = None
+        #: --port sim: the game's stock changed by the table's own hand (a hand size fixed,
+        #: an undo): the simulated magazine follows it at the next sync (one count, one
+        #: owner: the game's stock, which its presses move with it)
+        self._realign = False
+        if sim is not None:
+            session.listen(self._on_session)
         #: (boot, seq) of the last numbered launcher event taken in (protocol 3): one at or
         #: below it is a duplicate (a replay, a catch-up) and is never applied again
         self.applied: tuple[Any, int] | None = None
-        self._caught: dict[str, list[int]] = {}  # a catch-up's presses: player -> cards
+        #: while catching up: what the events said, in order (said after, in one go)
+        self._caught: list[tuple[Outcome | None, Outcome | None]] | None = None
         #: called whenever what :meth:`status` and the counters show changed without a
         #: ``notify`` (an arming after a move typed at the terminal): the web pages follow
         self.on_change: Callable[[], None] = lambda: None
@@ -230,67 +213,64 @@ class LinkedLauncher:
         since = int(mark["seq"]) if mark is not None and mark.get("boot") == boot else None
         if prev is not None and prev[0] == boot:  # a reconnect: what this process took in
             since = max(since or 0, prev[1])
-        if since is None and mark is not None:
-            self.notify(
-                _("the launcher restarted while unolaunch was away"),
-                _(
-                    "the launcher restarted while unolaunch was not running, and its record of "
-                    "presses went with it: if anyone pressed it meanwhile, give them the cards "
-                    "that came out with 'fix NAME N'"
-                ),
-            )
+        if since is None and mark is not None and self.sim is None:
+            # (a simulated launcher is this process's own: it did not run meanwhile)
+            self.notify(Outcome("restarted_away"), Outcome("restarted_away_warning"))
         elif since is not None:
             try:
                 missed = client.events_since(since)
             except EventLogGone as exc:
-                self.notify(
-                    _("the launcher's log does not reach back"),
-                    _(
-                        "more happened while unolaunch was away than the launcher keeps (its "
-                        "log starts at event {event}): count the cards each player got "
-                        "meanwhile and correct the hands with 'fix NAME N'"
-                    ).format(event=exc.oldest),
-                )
+                self.notify(Outcome("log_gone"), Outcome("log_gone_warning", {"event": exc.oldest}))
             except UnolaunchError as exc:
                 self._trouble(exc)
                 return
             else:
                 with self._lock:
                     self.applied = (boot, since)
-                    self._caught = {}
-                for ev in missed:
-                    self.handle(dict(event_dict(ev), caught_up=True))
-                self._say_caught_up()
+                    self._caught = []
+                try:
+                    for ev in missed:
+                        self.handle(dict(event_dict(ev), caught_up=True))
+                finally:
+                    self._say_caught_up()
         with self._lock:
             seq = self.applied[1] if self.applied else 0
         with contextlib.suppress(UnolaunchError):
             self.session.mark_launcher({"boot": boot, "seq": seq, "event": "connected"})
 
-    def _say_caught_up(self) -> None:
+    def _tell(self, notice: Outcome | None, warning: Outcome | None) -> None:
+        """Notify — or, while catching up, keep it to be said in its place after."""
         with self._lock:
-            caught, self._caught = self._caught, {}
-        if not caught:
-            return
-        parts = []
-        for player, outs in caught.items():
-            n = len(outs)
-            if n == 1:
-                times = _("once")
-            elif n == 2:
-                times = _("twice")
-            else:
-                times = ngettext("{n} time", "{n} times", n).format(n=n)
-            cards = sum(outs)
-            parts.append(
-                ngettext(
-                    "{who} pressed {times}: {n} card out",
-                    "{who} pressed {times}: {n} cards out",
-                    cards,
-                ).format(who=player, times=times, n=cards)
-            )
-        self.notify(
-            _("while unolaunch was not running, {presses}").format(presses="; ".join(parts)), ""
-        )
+            caught = self._caught
+            if caught is not None:
+                caught.append((notice, warning))
+                return
+        self.notify(notice, warning)
+
+    def _say_caught_up(self) -> None:
+        """What happened while unolaunch was away, in the order it happened: each run of
+        presses in one line (who pressed how often, the cards out), a foul or a fault in its
+        place between them (issue 34, item 9: a foul came before the presses made earlier)."""
+        with self._lock:
+            caught, self._caught = self._caught or [], None
+        run: dict[str, list[int]] = {}
+
+        def presses() -> None:
+            if run:
+                parts = [
+                    Outcome("pressed_away", {"who": who, "times": len(outs), "cards": sum(outs)})
+                    for who, outs in run.items()
+                ]
+                self.notify(Outcome("caught_up", {"presses": parts}), CLEAR)
+                run.clear()
+
+        for notice, warning in caught:
+            if notice is not None and notice.kind == "pressed_away":
+                run.setdefault(str(notice.args["who"]), []).append(int(notice.args["cards"]))
+                continue
+            presses()
+            self.notify(notice, warning)
+        presses()
 
     def _on_link_event(self, ev: dict[str, Any]) -> None:
         if ev.get("event") == "link" and ev.get("state") == "lost":
@@ -302,21 +282,10 @@ class LinkedLauncher:
                 # a burst was running: its cards flew out, its eject never comes (the
                 # board lost power with the cable); only the table can count them
                 self.notify(
-                    _("lost the launcher during {who}'s burst").format(who=who),
-                    _(
-                        "the launcher was unplugged while {who}'s burst ran: count the cards "
-                        "that came out and give them to {who} with 'fix {who} N'; then plug it "
-                        "back in (it is re-armed by itself)"
-                    ).format(who=who),
+                    Outcome("lost_burst", {"who": who}), Outcome("lost_burst_warning", {"who": who})
                 )
                 return
-            self.notify(
-                _("lost the launcher"),
-                _(
-                    "the launcher is disconnected: plug it back in (it is re-armed by itself); "
-                    "meanwhile a press can be typed as 'press N' (N = cards that came out)"
-                ),
-            )
+            self.notify(Outcome("lost"), Outcome("lost_warning"))
 
     # ------------------------------------------------------------------ arming
     def status(self, inside: bool = True) -> str:
@@ -329,7 +298,7 @@ class LinkedLauncher:
                 fault=fault_name(self.fault), next=self.next_press()
             )
         where = _("simulated") if self.sim is not None else self.port
-        state = _arming_text(self.armed)
+        state = arming_text(self.armed)
         if self.sim is not None and inside:
             n = int(self.sim.cards)
             return ngettext(
@@ -359,43 +328,49 @@ class LinkedLauncher:
         if changed:
             self.on_change()
 
+    def _on_session(self, kind: str, data: dict[str, Any]) -> None:
+        # (under the session's lock: only a flag) A correction or an undo moved cards
+        # between the stock and a hand by the table's word; a stray card's correction
+        # records cards the magazine already let out.
+        if kind == "undo" or (kind == "action" and "correct" in data and "reason" not in data):
+            self._realign = True
+
     def _load_sim(self) -> bool:
         """``--port sim``: once a round's start card is down, the simulated launcher holds
-        exactly the stock, as the players would load a real one (ATK-3). True when loaded."""
+        exactly the stock, as the players would load a real one (ATK-3); after a hand size
+        fixed or an undo it holds the stock again (issue 34, item 5: the magazine kept its
+        own count, which 'fix' did not move and '--resume' then reloaded from the stock).
+        True when loaded."""
         if self.sim is None:
             return False
         snap = self.session.snapshot()
         key = (snap.get("round"), snap.get("top") is not None)
-        if key != self._loaded and snap.get("top") is not None:
-            self.sim.control(f"load {int(snap.get('stock_size') or 0)}")
-            self._loaded = key
-            return True
-        return False
+        if snap.get("top") is None or (key == self._loaded and not self._realign):
+            return False
+        stock = int(snap.get("stock_size") or 0)
+        self._realign = False
+        self._loaded = key
+        if int(self.sim.cards) == stock:
+            return False
+        self.sim.control(f"load {stock}")
+        return True
 
     def next_press(self) -> str:
         """Who presses next and how many presses remain (what a fault leaves to do)."""
+        return words(self.next_outcome())
+
+    def next_outcome(self) -> Outcome:
+        """:meth:`next_press` as data."""
         want = self.session.arming()
         owed = want is not None and (want.mode == "until_card" or self.session.presses_owed() > 0)
         if want is not None and owed:
-            n = want.presses
-            if want.mode == "until_card":
-                text = ngettext(
-                    "{who} presses next: {n} press left (until a card comes out)",
-                    "{who} presses next: {n} presses left (until a card comes out)",
-                    n,
-                )
-            else:
-                text = ngettext(
-                    "{who} presses next: {n} press left", "{who} presses next: {n} presses left", n
-                )
-            return text.format(who=want.player, n=n)
+            until = want.mode == "until_card"
+            return Outcome("next_presses", {"who": want.player, "n": want.presses, "until": until})
         aw = self.session.snapshot().get("awaiting") or {}
         if aw:
-            verbs = _verbs_text(aw.get("verbs", []))
-            if want:
-                return _("next: {who} is to {verbs}").format(who=aw.get("by"), verbs=verbs)
-            return _("no press owed: {who} is to {verbs}").format(who=aw.get("by"), verbs=verbs)
-        return _("no press owed")
+            args = {"who": aw.get("by"), "verbs": list(aw.get("verbs", [])), "armed": bool(want)}
+            return Outcome("next_verbs", args)
+        return Outcome("no_press")
 
     def working(self) -> bool:
         """Connected and not in a fault (else presses are typed with their count)."""
@@ -411,18 +386,18 @@ class LinkedLauncher:
             "its cards, e.g. 'press 2'"
         )
 
-    def clear(self) -> str:
+    def clear(self) -> Outcome:
         """The table fixed a fault: clear it on the launcher and re-arm."""
         with self._lock:
             try:
                 self.client.stop()
             except UnolaunchError as exc:
                 self._trouble(exc)
-                return _("could not reach the launcher: {error}").format(error=exc)
+                return Outcome("unreachable", {"error": str(exc)})
             self.fault = None
             self.armed = None
         self.sync()
-        return "  · " + _("launcher fault cleared")
+        return Outcome("cleared")
 
     def close(self) -> None:
         """Disarm, stop listening and close the port."""
@@ -463,13 +438,7 @@ class LinkedLauncher:
         with self._lock:
             self.connected = False
             self.armed = None
-        self.notify(
-            None,
-            _(
-                "launcher disconnected ({error}): plug it back in; until then type presses as "
-                "'press N' (N = cards that came out)"
-            ).format(error=exc),
-        )
+        self.notify(None, Outcome("trouble", {"error": str(exc)}))
 
     def _reconnect(self) -> None:
         while not self._stop.wait(1.0):
@@ -487,7 +456,7 @@ class LinkedLauncher:
                 self.armed = None
             self.catch_up()
             self.sync()
-            self.notify(_("launcher reconnected"), "")
+            self.notify(Outcome("reconnected"), CLEAR)
             return
 
     def handle(self, ev: dict[str, Any]) -> None:
@@ -530,62 +499,43 @@ class LinkedLauncher:
                 armed = getattr(self.client, "armed", None)
                 self.armed = restored = _arming_of(armed) if isinstance(armed, Mapping) else None
             self.sync()
-            message = str(ev.get("message") or _("launcher reconnected"))
+            said = Outcome("restored", {"text": ev.get("message")})
             with self._lock:
                 now = self.armed
             if now != restored:
                 # the game moved on while the cable was out (presses typed by hand): the
                 # client's "re-armed X" names what it had, not what the table armed just now
-                summary = str(ev.get("summary") or _("launcher reconnected"))
-                message = summary + "; " + _arming_text(now)
-            self.notify(message, "")
+                armed = None if now is None else arming_json(now)
+                said = Outcome("restored", {"text": ev.get("summary"), "arming": armed})
+            self.notify(said, CLEAR)
         elif name == "boot":
             # The board restarted (reset, watchdog, replug): it forgot its arming.
             with self._lock:
                 self.armed = None
             self.sync()
-            self.notify(_("launcher restarted"), None)
+            self.notify(Outcome("restarted"), None)
 
     def _foul(self, ev: dict[str, Any]) -> None:
         reason = ev.get("reason")
         if reason == "fault":
             # the owed press may be this very one: not a foul, nothing happened
-            self.notify(
-                _("press refused: the launcher is in a fault"),
-                _(
-                    "the launcher is stopped ({fault}) and did not fire: fix it and type "
-                    "'clear' first · {next}"
-                ).format(fault=fault_name(self.fault or "fault"), next=self.next_press()),
-            )
+            args = {"fault": self.fault or "fault", "next": self.next_outcome()}
+            self._tell(Outcome("fault_refused"), Outcome("fault_refused_warning", args))
             return
         if reason == "busy":
-            self.notify(
-                _("press while firing: ignored"),
-                _(
-                    "the button was pressed while the launcher was still firing: ignored · {next}"
-                ).format(next=self.next_press()),
-            )
+            self._tell(Outcome("busy"), Outcome("busy_warning", {"next": self.next_outcome()}))
             return
         with self._lock:
             self.fouls += 1
         aw = self.session.snapshot().get("awaiting") or {}
-        if aw:
-            warning = _(
-                "FOUL (ATK-26): the button was pressed when no press was owed — the launcher "
-                "did not fire. {who} is to {verbs}"
-            ).format(who=aw.get("by"), verbs=_verbs_text(aw.get("verbs", [])))
-        else:
-            warning = _(
-                "FOUL (ATK-26): the button was pressed when no press was owed — the launcher "
-                "did not fire."
-            )
-        self.notify(_(FOUL_NOTICE), warning)
+        warning = Outcome(
+            "foul_warning", {"who": aw.get("by"), "verbs": list(aw.get("verbs", []))} if aw else {}
+        )
+        self._tell(Outcome("foul"), warning)
 
     def _fault(self, ev: dict[str, Any]) -> None:
         code = str(ev.get("code", "fault"))
-        player = (
-            ev.get("player") if isinstance(ev.get("player"), str) else _("the player who pressed")
-        )
+        player = ev.get("player") if isinstance(ev.get("player"), str) else None
         stock = int(self.session.snapshot().get("stock_size") or 0)
         key = code
         if code == "jam" and ev.get("beam") in ("blocked", "clear"):
@@ -595,17 +545,15 @@ class LinkedLauncher:
         with self._lock:
             self.fault = code
             self.armed = None
-        found = FAULT_HELP.get(key)
-        if found is None:
-            text = _("launcher fault {code}: {message}; type 'clear' once fixed").format(
-                code=code, message=ev.get("message", "")
-            )
-        else:
-            text = _(found).format(player=player, stock=stock)
-        self.notify(
-            _("launcher fault: {code}").format(code=fault_name(code)),
-            f"{text} · {self.next_press()}",
-        )
+        help_args = {
+            "key": key,
+            "fault": code,
+            "message": str(ev.get("message", "")),
+            "player": player,
+            "stock": stock,
+            "next": self.next_outcome(),
+        }
+        self._tell(Outcome("fault", {"fault": code}), Outcome("fault_warning", help_args))
 
     def _stray(self, ev: dict[str, Any]) -> None:
         """Cards the sensor saw leave between bursts: a card pulled out of a jam, one the
@@ -617,16 +565,7 @@ class LinkedLauncher:
         with self._lock:
             self.cards_out += cards
         if not isinstance(player, str) or player not in self.session.players:
-            self.notify(
-                None,
-                ngettext(
-                    "{n} card came out of the launcher for nobody: give them to whoever "
-                    "pressed and correct the hand with 'fix NAME N'",
-                    "{n} cards came out of the launcher for nobody: give them to whoever "
-                    "pressed and correct the hand with 'fix NAME N'",
-                    cards,
-                ).format(n=cards),
-            )
+            self._tell(None, Outcome("stray_nobody", {"n": cards}))
             return
         size = int(self.session.snapshot()["hand_sizes"].get(player, 0))
         try:
@@ -637,27 +576,10 @@ class LinkedLauncher:
                 event=ev if isinstance(ev.get("seq"), int) else None,
             )
         except (IllegalMoveError, UnolaunchError) as exc:
-            self.notify(
-                None,
-                ngettext(
-                    "{n} card came out after {who}'s press but could not be added "
-                    "({error}): correct the hand with 'fix {who} N'",
-                    "{n} cards came out after {who}'s press but could not be added "
-                    "({error}): correct the hand with 'fix {who} N'",
-                    cards,
-                ).format(n=cards, who=player, error=exc),
-            )
+            args = {"n": cards, "who": player, "error": str(exc)}
+            self._tell(None, Outcome("stray_failed", args))
             return
-        self.notify(
-            ngettext(
-                "{n} more card came out after {who}'s press: given to {who} "
-                "(now {size}; 'undo' if not)",
-                "{n} more cards came out after {who}'s press: given to {who} "
-                "(now {size}; 'undo' if not)",
-                cards,
-            ).format(n=cards, who=player, size=size + cards),
-            None,
-        )
+        self._tell(Outcome("stray", {"n": cards, "who": player, "size": size + cards}), None)
 
     def _eject(self, ev: dict[str, Any]) -> None:
         player = ev.get("player")
@@ -676,15 +598,7 @@ class LinkedLauncher:
                 if a.mode == "until_card" and cards == 0:
                     self.armed = a
         if not isinstance(player, str):
-            self.notify(
-                ngettext(
-                    "{n} card came out for nobody", "{n} cards came out for nobody", cards
-                ).format(n=cards),
-                _(
-                    "the launcher fired without an arming; give the cards to whoever pressed "
-                    "and correct the hand with 'fix NAME N'"
-                ),
-            )
+            self._tell(Outcome("eject_nobody", {"n": cards}), Outcome("eject_nobody_warning"))
             return
         try:
             effects = self.session.apply(
@@ -692,29 +606,29 @@ class LinkedLauncher:
                 event=ev if isinstance(ev.get("seq"), int) else None,
             )
         except IllegalMoveError as exc:
-            self.notify(
-                None,
-                _(
-                    "{who}'s press ({n} cards) did not fit the game ({rule}); "
-                    "correct {who}'s hand with 'fix {who} N'"
-                ).format(who=player, n=cards, rule=exc.rule),
-            )
+            args = {"who": player, "n": cards, "rule": exc.rule}
+            self._tell(None, Outcome("press_misfit", args))
             return
-        # The cards a press brought are in the first words; say what else happened.
-        rest = "; ".join(effect_text(e) for e in effects if e.kind != "draw")
         if ev.get("caught_up"):
-            with self._lock:
-                self._caught.setdefault(player, []).append(cards)
-            return  # one line for the whole catch-up (catch_up), and the arming after it
+            # said with the catch-up's other presses (catch_up), and the arming after it
+            self._tell(Outcome("pressed_away", {"who": player, "cards": cards}), None)
+            return
         self.sync()
-        out = ngettext("{who} presses: {n} card out", "{who} presses: {n} cards out", cards).format(
-            who=player, n=cards
-        )
-        self.notify(f"{out} · {rest}" if rest else out, "")
+        # The cards a press brought are in its first words; then what else happened.
+        then = of_effects([e for e in effects if e.kind != "draw"])
+        self._tell(Outcome("press", {"who": player, "cards": cards, "then": then}), CLEAR)
 
 
-def _arming_text(a: Arming | None) -> str:
-    """What the launcher is armed for, in the screen's words."""
+def arming_json(a: Arming) -> dict[str, Any]:
+    """What the launcher is armed for, as data (an outcome's ``arming``)."""
+    return {"player": a.player, "presses": a.presses, "mode": a.mode}
+
+
+def arming_text(a: Arming | Mapping[str, Any] | None) -> str:
+    """What the launcher is armed for, in the screen's words (an :class:`Arming`, or its
+    :func:`arming_json` data)."""
+    if isinstance(a, Mapping):
+        a = _arming_of(a)
     if a is None:
         return _("disarmed (a press now is a foul)")
     if a.mode == "until_card":
@@ -741,7 +655,7 @@ _VERBS = {
 }
 
 
-def _verbs_text(verbs: Any) -> str:
+def verbs_text(verbs: Any) -> str:
     """``["play", "press"]`` -> ``play or press`` in the table's language."""
     words = [_(_VERBS[v]) if v in _VERBS else str(v) for v in verbs]
     return _(" or ").join(words)
@@ -778,7 +692,10 @@ def connect(
     if port == "sim":
         from unolaunch.sim import make_launcher
 
-        stock = int(session.snapshot().get("stock_size") or 0)
+        snap = session.snapshot()
+        # the players load the launcher once the start card is turned up (ATK-3): before
+        # that it is empty, as the screen says (issue 34, item 7)
+        stock = int(snap.get("stock_size") or 0) if snap.get("top") is not None else 0
         sim = make_launcher(board, rp2_dir=rp2_dir, cards=stock).start()
         device = sim.port
         for _ in range(50):  # the firmware boots in well under a second

@@ -705,7 +705,7 @@ def parse(text: str, ctx: Context) -> Parsed:
         return _press(by, toks, ctx)  # "3": the press shot out three cards; "none": 0
     taken = _taking(head, rest)
     if ctx.variant == "attack":
-        _not_in_attack(head, rest, taken is not None)
+        _not_in_attack(head, rest, taken is not None, ctx.launcher)
     if taken is not None:
         return _draw(by, taken, ctx)
     if head in ("pass", "done", "keep", "end", "ok") and not rest:
@@ -895,10 +895,14 @@ def _draw(by: str, words: list[str], ctx: Context) -> Move:
 _NO_CARDS = (["none"], ["nothing"], ["no"], ["no", "cards"], ["no", "card"])
 
 
-def _not_in_attack(head: str, rest: list[str], taking: bool = False) -> None:
+def _not_in_attack(
+    head: str, rest: list[str], taking: bool = False, launcher: bool = False
+) -> None:
     """Words of the other variants that UNO Attack has no use for, answered with what the
     player meant: there is no challenge (ATK-14) and no drawing — the launcher is the
-    stock (ATK-3, ATK-5) — and no Draw Two (ATK-1: the Hit 2)."""
+    stock (ATK-3, ATK-5) — and no Draw Two (ATK-1: the Hit 2). ``launcher``: a working
+    launcher counts a press's cards itself, so a press with its count is not suggested
+    (it would be refused, ATK-25)."""
     if head in ("challenge", "ch", "chal", "challenged", "accept"):
         raise ParseError(
             _(
@@ -908,10 +912,21 @@ def _not_in_attack(head: str, rest: list[str], taking: bool = False) -> None:
         )
     if head in ("draw", "d", "drew", "draws") or taking:
         if rest[:1] == ["2"] and len(rest) == 1 and head in ("draw", "d"):
+            if launcher:
+                raise ParseError(
+                    _("there is no Draw Two in UNO Attack: did you mean 'hit 2' (ATK-11)?")
+                )
             raise ParseError(
                 _(
                     "there is no Draw Two in UNO Attack: did you mean 'hit 2' (ATK-11)? "
                     "(cards that came out of a press: 'press 2')"
+                )
+            )
+        if launcher:
+            raise ParseError(
+                _(
+                    "there is no drawing in UNO Attack: the launcher is the stock (ATK-3); "
+                    "type 'press' and press its button"
                 )
             )
         raise ParseError(
@@ -930,6 +945,8 @@ def _press(by: str, rest: list[str], ctx: Context) -> Move:
         words = ["0"]  # no card came out
     n = _count(words[0])
     if n is None or len(words) > 1 or n > 112:
+        if ctx.launcher:  # it counts the cards itself (ATK-25): a count is not asked for
+            raise ParseError(_("type 'press': the launcher counts the cards that come out"))
         raise ParseError(
             _("type 'press' or 'press N' where N is how many cards came out, e.g. 'press 3'")
         )

@@ -11,6 +11,12 @@ the same step (the engine's state is rolled back if the journal cannot be writte
 same entries replayed on a fresh engine give back the position exactly, which is how
 ``--resume`` works. Everything here is thread-safe: the launcher's events arrive on
 another thread.
+
+The game's :attr:`Session.version` is the number of its journal's changes (actions, undos,
+deals): a line typed at the terminal or sent from a phone carries the version it was
+typed against (``expect``), and is refused with :class:`StaleLine` — nothing recorded —
+when the game has moved on since (issue 34): a move is never credited to whoever is
+awaited now when it was typed for someone else.
 """
 
 from __future__ import annotations
@@ -52,6 +58,16 @@ class TableError(UnolaunchError):
     """An action the table cannot take now (the message says what to do instead)."""
 
 
+class StaleLine(TableError):
+    """A line typed against a version of the game that has moved on since (another
+    screen or the launcher changed it first): nothing was done with it. ``version`` is the
+    game's version now."""
+
+    def __init__(self, message: str, version: int) -> None:
+        super().__init__(message)
+        self.version = version
+
+
 @dataclass(frozen=True)
 class Arming:
     """What the launcher must be armed for: ``player``, ``presses`` and the firmware's mode
@@ -76,7 +92,9 @@ class Session:
         self.game = game
         self.lock = threading.RLock()
         self.uno_said: set[str] = set()
-        self.version = 0  # counts journaled changes (front ends redraw when it moves)
+        #: the number of the journal's changes (actions, undos, deals): front ends redraw
+        #: when it moves, and a line carries the version it was typed against
+        self.version = 0
         self._listeners: list[Listener] = []
 
     def listen(self, listener: Listener) -> None:
@@ -85,10 +103,30 @@ class Session:
         with self.lock:
             self._listeners.append(listener)
 
-    def _changed(self, kind: str, data: dict[str, Any]) -> None:
-        self.version += 1
+    def _changed(self, kind: str, data: dict[str, Any], entries: int = 1) -> None:
+        self.version += entries
         for listener in list(self._listeners):
             listener(kind, data)
+
+    def expect(self, version: int | None) -> None:
+        """Refuse (:class:`StaleLine`) a line typed against ``version`` when the game has
+        moved on since (None: a line that says nothing of it, taken as it is)."""
+        if version is None:
+            return
+        with self.lock:
+            if version != self.version:
+                aw = self.game.awaiting
+                if aw:
+                    now = _("now {who} is to move").format(who=aw["by"])
+                else:
+                    now = _("now the round is over")
+                raise StaleLine(
+                    _(
+                        "the game moved on before this was taken (another screen or the "
+                        "launcher was first): nothing was done with it; {now}"
+                    ).format(now=now),
+                    self.version,
+                )
 
     # ------------------------------------------------------------------ creation
     @classmethod
@@ -131,6 +169,8 @@ class Session:
             record = journal.game(game_id)
         session = cls(journal, record, fresh_game(record))
         for entry in journal.entries(record.id):
+            if entry.kind != "note":
+                session.version += 1  # the journal's changes: the same version as before
             try:
                 session._replay(entry.kind, entry.data)
             except (IllegalMoveError, ValueError, KeyError, TypeError) as exc:
@@ -229,10 +269,14 @@ class Session:
         }
 
     def apply(
-        self, action: Mapping[str, Any], event: Mapping[str, Any] | None = None
+        self,
+        action: Mapping[str, Any],
+        event: Mapping[str, Any] | None = None,
+        expect: int | None = None,
     ) -> list[Effect]:
         """Apply one action and journal it; ``IllegalMoveError`` leaves everything as it was.
 
+        ``expect``: the version the action was typed against (:meth:`expect`).
         ``event``: the launcher event (``boot``, ``seq``, ``event``…) the action applies;
         its mark is journaled in the same transaction (:meth:`launcher_mark`), so that after
         a crash the event is applied again if and only if the action was not stored.
@@ -242,6 +286,7 @@ class Session:
         All without the cards that went with it, ATK-12)."""
         data = dict(action)
         with self.lock:
+            self.expect(expect)
             self._check_facts(data)
             effects = self.game.apply(engine_action(data))
             items: list[tuple[str, dict[str, Any]]] = [("action", data)]
@@ -263,9 +308,11 @@ class Session:
         elif data.get("play") or "catch" in data:
             self.uno_said.discard(str(data.get("catch") or by))
 
-    def undo(self, n: int = 1) -> None:
-        """Take back the last ``n`` actions or deals, journaled."""
+    def undo(self, n: int = 1, expect: int | None = None) -> None:
+        """Take back the last ``n`` actions or deals, journaled (``expect``: the version
+        the ``undo`` was typed against)."""
         with self.lock:
+            self.expect(expect)
             depth = self.game.undo_depth
             if n > depth:
                 raise TableError(
@@ -334,11 +381,12 @@ class Session:
             entries = self.journal.entries(self.id)
         return bool(entries) and entries[-1].kind == "note" and bool(entries[-1].data.get("closed"))
 
-    def say_uno(self) -> list[Effect]:
+    def say_uno(self, expect: int | None = None) -> list[Effect]:
         """``uno`` typed just after a play (or after the colour, target or card given that
         the play asked for): the play becomes a play with UNO said (COM-6), journaled as
         undo + the amended play + the answers that followed it."""
         with self.lock:
+            self.expect(expect)
             stack = actions_in_effect(self.journal.entries(self.id))
             after: list[dict[str, Any]] = []
             while stack and stack[-1] is not None and "choose" in stack[-1]:
@@ -383,14 +431,19 @@ class Session:
             try:
                 self.journal.append_many(
                     self.id,
-                    [("undo", {"n": n}), ("action", amended), *(("action", a) for a in after)],
+                    # the undo is marked: history says "UNO", not "undo" (issue 34)
+                    [
+                        ("undo", {"n": n, "uno": by}),
+                        ("action", amended),
+                        *(("action", a) for a in after),
+                    ],
                     **self._summary(),
                 )
             except BaseException:
                 self._rebuild()
                 raise
             self.uno_said.add(by)
-            self._changed("action", amended)
+            self._changed("action", amended, entries=2 + len(after))
             return effects
 
     def uno_fits(self, action: Mapping[str, Any]) -> bool:
@@ -414,13 +467,15 @@ class Session:
         size: int,
         reason: str | None = None,
         event: Mapping[str, Any] | None = None,
+        expect: int | None = None,
     ) -> list[Effect]:
         """Correct a hand size (journaled and undoable). The correction is ``player``'s own
         (whoever is awaited). COM-7: giving the round's winner cards takes the round's end
         back; a hand of 0 ends the round (the table confirms that first). ``reason``: why,
         for the history (``stray``); ``event``: the launcher event it applies, as for
-        :meth:`apply`."""
+        :meth:`apply`; ``expect``: the version it was typed against."""
         with self.lock:
+            self.expect(expect)
             g = self.game
             if player in g.players:
                 held = len(g.hands[g.players.index(player)])
@@ -436,7 +491,7 @@ class Session:
             action: dict[str, Any] = {"by": player, "correct": {player: size}}
             if reason:
                 action["reason"] = reason  # for the history: why the hand changed
-            return self.apply(action, event=event)
+            return self.apply(action, event=event, expect=expect)
 
     def reveal(self, left: Mapping[str, list[str] | int]) -> list[Effect]:
         """Round end: the cards (a list of codes) or point total left in each other hand

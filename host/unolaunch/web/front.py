@@ -24,13 +24,19 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from unolaunch.errors import UnolaunchError
-from unolaunch.i18n import N_, PSEUDO, PSEUDO_CLOSE, PSEUDO_OPEN, _, current, ngettext, use
+from unolaunch.i18n import N_, PSEUDO, PSEUDO_CLOSE, PSEUDO_OPEN, _, current, ngettext
 from unolaunch.rules import Effect, Game, IllegalMoveError
 from unolaunch.rules.actions import Action, ActionFormatError
 from unolaunch.table.app import Table, effect_text, error_text
-from unolaunch.table.launcher import press_outcome
+from unolaunch.table.outcome import CLEAR, Outcome, note_outcome, of_effects, words
 from unolaunch.table.parse import ParseError, parse_hand
-from unolaunch.table.session import TableError, actions_in_effect, fresh_game
+from unolaunch.table.session import (
+    StaleLine,
+    TableError,
+    actions_in_effect,
+    engine_action,
+    fresh_game,
+)
 from unolaunch.web.state import Extras, build_state, deck_codes, launcher_state
 
 #: Ends the terminal's paint thread.
@@ -51,6 +57,13 @@ def refused(status: int, message: str, rule: str | None = None) -> Reply:
     body: dict[str, Any] = {"ok": False, "error": phone_words(message)}
     if rule:
         body["rule"] = rule
+    return status, body
+
+
+def stale(exc: StaleLine) -> Reply:
+    """A move made before the game moved on: 409, ``"stale": true`` and the version now."""
+    status, body = refused(409, str(exc))
+    body.update(stale=True, at=exc.version)
     return status, body
 
 
@@ -93,12 +106,12 @@ def _phone_rewrites(lang: str) -> list[tuple[re.Pattern[str], str]]:
     """The rewrites of :data:`_PHONE_WORDS` in ``lang``, the current language (a key for
     the cache: built once per language): (pattern, words)."""
     out = []
-    for pattern, words in _PHONE_WORDS:
+    for pattern, phone in _PHONE_WORDS:
         translated = _(pattern)
         if current() == PSEUDO:  # the pseudo-locale's messages quote the English
             translated = translated.removeprefix(PSEUDO_OPEN).removesuffix(PSEUDO_CLOSE)
         found = [alt.strip() for alt in translated.split("|") if alt.strip()]
-        said = [alt.strip() for alt in _(words).split("|")]
+        said = [alt.strip() for alt in _(phone).split("|")]
         for i, alternative in enumerate(found):
             regex = re.escape(alternative)
             for name, group in _FIELDS.items():
@@ -144,10 +157,12 @@ class TableFront:
         self.fire: dict[str, Any] | None = None
         self._fires = 0
         #: the launcher's recent notices, numbered (what became of a phone's press)
-        self._notices: list[tuple[int, str]] = []
+        self._notices: list[tuple[int, Outcome]] = []
         self._heard_n = 0
         self._heard = threading.Condition()
         self._dealt: tuple[Any, str] = (None, "")  # (round, who) of the last deal from a phone
+        self._button = threading.Lock()  # one phone press at a time (issue 34, item 10)
+        self._pressed: dict[str, int] = {}  # the version each player's last press was made at
         self._rounds: tuple[Any, list[dict[str, Any]]] = (None, [])
         self.session.listen(self._on_session)
         if not table.log:  # --resume: the log as it was, from the journal
@@ -181,10 +196,10 @@ class TableFront:
     def _launcher_changed(self) -> None:
         self.on_change()
 
-    def notify(self, notice: str | None, warning: str | None) -> None:
+    def notify(self, notice: Outcome | None, warning: Outcome | None) -> None:
         """The launcher's notify (a foul, a fault, a press): the pages update at once, the
         terminal redraws as soon as it can."""
-        if notice:
+        if notice is not None:
             with self._heard:
                 self._heard_n += 1
                 self._notices.append((self._heard_n, notice))
@@ -199,7 +214,7 @@ class TableFront:
             notice = self._paint.get()
             if notice is _STOP:
                 return
-            self.table.repaint(notice if isinstance(notice, str) else None)
+            self.table.repaint(notice if isinstance(notice, Outcome) else None)
 
     def close(self) -> None:
         """Stop drawing the terminal for the pages (what is queued is drawn first)."""
@@ -213,14 +228,19 @@ class TableFront:
             view = t.view()
             extras = Extras(
                 game_id=self.session.id,
-                launcher=launcher_state(t.launcher),
+                launcher=launcher_state(t.launcher, inside=t.inside_known()),
                 notice=view.notice,
                 reminder=view.reminder or None,
                 warning=view.warning,
-                log=t.log[-8:],
+                log=[words(o) for o in t.log[-8:]],
                 uno_said=list(view.uno_said),
                 fire=self.fire,
-                extra={"playable": self.playable(), "rounds": self.rounds()},
+                extra={
+                    "playable": self.playable(),
+                    "rounds": self.rounds(),
+                    # the game's version: a phone's move carries it back (issue 34)
+                    "at": self.session.version,
+                },
             )
             return build_state(self.session.game, extras)
 
@@ -268,8 +288,16 @@ class TableFront:
         """Carry out ``player``'s action (``by`` already checked to be ``player``): a
         scenario-format action, or the web's two table steps ``{"by", "deal": true}`` (deal
         the next round) and ``{"by", "reveal": {NAME: "r5 g7" | "37"}}`` (round end, read
-        as the terminal reads it). Refusals carry the terminal's message."""
+        as the terminal reads it). Refusals carry the terminal's message.
+
+        ``"at"``: the game's version the phone made the move at (the state's ``at``; the
+        pages always send it): when the game has moved on since, the move is refused — 409
+        with ``"stale": true`` and the version now — and nothing is recorded (issue 34)."""
         s = self.session
+        data = dict(data)
+        at = data.pop("at", None)
+        if at is not None and (not isinstance(at, int) or isinstance(at, bool)):
+            return refused(400, _("at: the game's version the move was made at (the state's at)"))
         try:
             if "deal" in data:
                 _only(data, "deal")
@@ -289,19 +317,17 @@ class TableFront:
                                 round=snap["round"]
                             )
                         return refused(409, said)
+                    s.expect(at)
                     effects = s.next_round()
                     snap = s.snapshot()
                     self._dealt = (snap["round"], player)
 
-                def dealt() -> str:
-                    return _("round {round} dealt: {dealer} deals").format(
-                        round=snap["round"], dealer=snap["dealer"]
-                    )
-
+                dealt = Outcome("dealt", {"round": snap["round"], "dealer": snap["dealer"]})
                 self._done(player, effects, dealt)
-                return 200, {"ok": True, "effects": [effect_text(e) for e in effects] or [dealt()]}
+                texts = [effect_text(e) for e in effects] or [words(dealt)]
+                return 200, {"ok": True, "effects": texts}
             elif data.get("uno") is True and set(data) == {"by", "uno"}:
-                return self._late_uno(player)
+                return self._late_uno(player, at)
             elif "reveal" in data:
                 _only(data, "reveal")
                 left = self._left(data["reveal"])
@@ -312,6 +338,7 @@ class TableFront:
                     if aw.get("by") != player:
                         said = _("{player} went out: {player} reports the hands left")
                         return refused(409, said.format(player=aw.get("by")))
+                    s.expect(at)
                     effects = s.reveal(left)
             else:
                 action = Action.from_dict(data)
@@ -320,8 +347,10 @@ class TableFront:
                         403, _("card counts are corrected at the terminal, by the table")
                     )
                 if action.verb == "press" and action.cards is None:
-                    return self._press(player)
-                effects = s.apply(dict(data))
+                    return self._press(player, at)
+                effects = s.apply(data, expect=at)
+        except StaleLine as exc:
+            return stale(exc)
         except (ActionFormatError, ParseError) as exc:
             return refused(400, str(exc))
         except IllegalMoveError as exc:
@@ -333,7 +362,7 @@ class TableFront:
         self._done(player, effects)
         return 200, {"ok": True, "effects": [effect_text(e) for e in effects]}
 
-    def _late_uno(self, player: str) -> Reply:
+    def _late_uno(self, player: str, at: int | None = None) -> Reply:
         """COM-6: UNO said just after the play that left one card, as ``uno`` typed at the
         terminal — only by the player who played it, and only until someone catches them
         or the next player begins (while they are ``uno_catchable``)."""
@@ -349,10 +378,12 @@ class TableFront:
                     "COM-6",
                 )
             try:
-                effects = s.say_uno()
+                effects = s.say_uno(expect=at)
+            except StaleLine as exc:
+                return stale(exc)
             except (TableError, IllegalMoveError) as exc:
                 return refused(409, error_text(exc))
-        self._done(player, effects, lambda: _("UNO!"))
+        self._done(player, effects, Outcome("uno"))
         return 200, {"ok": True, "effects": [effect_text(e) for e in effects] or [_("UNO!")]}
 
     def _left(self, raw: Any) -> dict[str, list[str] | int]:
@@ -375,13 +406,18 @@ class TableFront:
             left[name] = parse_hand(text, ctx)
         return left
 
-    def _press(self, player: str) -> Reply:
+    def _press(self, player: str, at: int | None = None) -> Reply:
         """A press without its card count: the launcher's button. With ``--port sim`` the
         page presses the simulated button (a press nobody owes is the firmware's foul,
         ATK-26) and the reply says what the launcher did with it (``outcome``: ``fired``
         with the ``cards``, ``foul``, ``ignored`` while it was firing, ``fault``, or
         ``pressed`` when it has not said yet); a real launcher is pressed by hand; with
-        none, the count is needed."""
+        none, the count is needed.
+
+        One phone press at a time, its check and its press in one step (issue 34, item
+        10): a press that comes while another is being made is refused (nothing pressed);
+        a press sent again at the same version of the game (a double tap, a phone's retry)
+        is refused as already made; a press typed before the game moved on is stale."""
         launcher = self.table.launcher
         if launcher is None or not launcher.working():
             example = f'{{"by": "{player}", "press": true, "cards": 2}}'
@@ -392,28 +428,56 @@ class TableFront:
                 ),
             )
         sim = getattr(launcher, "sim", None)
-        armed = getattr(launcher, "armed", None)
         if sim is None:
             return refused(
                 409, _("press the launcher's button: it fires for whoever it is armed for")
             )
-        if armed is not None and armed.player != player:
+        if not self._button.acquire(blocking=False):
             return refused(
                 409,
                 _(
-                    "the launcher is armed for {player}, not for you: nothing was pressed "
-                    "(wait until the table says it is your press)"
-                ).format(player=armed.player),
-                "ATK-26",
+                    "another press from a phone is being made: nothing was pressed (wait for "
+                    "the launcher's answer, then press again if it is still yours)"
+                ),
             )
-        with self._heard:
-            seen = self._heard_n
-        fires, fouls = self._fires, int(getattr(launcher, "fouls", 0))
-        launcher.virtual_press()
-        with use(self.lang):
-            mine = _("{player} presses the simulated launcher's button").format(player=player)
-        self.notify(mine, None)
-        outcome, said = self._press_outcome(player, seen, (fires, fouls, mine))
+        try:
+            return self._press_now(player, at, launcher)
+        finally:
+            self._button.release()
+
+    def _press_now(self, player: str, at: int | None, launcher: Any) -> Reply:
+        """:meth:`_press` once the button is this request's."""
+        s = self.session
+        with s.lock:  # checked and pressed in one step: nothing moves the game in between
+            try:
+                s.expect(at)
+            except StaleLine as exc:
+                return stale(exc)
+            if at is not None and self._pressed.get(player) == at:
+                return refused(
+                    409,
+                    _(
+                        "this press was made already (a second tap): nothing was pressed again; "
+                        "press again once the table shows the new state"
+                    ),
+                )
+            armed = getattr(launcher, "armed", None)
+            if armed is not None and armed.player != player:
+                return refused(
+                    409,
+                    _(
+                        "the launcher is armed for {player}, not for you: nothing was pressed "
+                        "(wait until the table says it is your press)"
+                    ).format(player=armed.player),
+                    "ATK-26",
+                )
+            with self._heard:
+                seen = self._heard_n
+            fires = self._fires
+            launcher.virtual_press()
+            self._pressed[player] = s.version
+        self.notify(Outcome("phone_button", {"player": player}), None)
+        outcome, said = self._press_outcome(player, seen, fires)
         reply: dict[str, Any] = {"ok": True, "pressed": True, "armed": armed is not None}
         reply.update(outcome=outcome, said=said)
         if outcome == "fired" and self.fire is not None and self.fire.get("player") == player:
@@ -421,58 +485,45 @@ class TableFront:
         return 202, reply
 
     def _press_outcome(
-        self, player: str, seen: int, before: tuple[int, int, str], timeout_s: float = 3.0
+        self, player: str, seen: int, fires: int, timeout_s: float = 3.0
     ) -> tuple[str, str]:
-        """What the launcher did with ``player``'s press, from what happened after notice
-        number ``seen`` (``before``: the presses and fouls counted before it, and the
-        page's own notice): the firmware answers within a burst (a few hundred ms). A
-        press and a foul are told by the counts, not by the notices' words (they are in
-        the game's language); the reply is in the phone's."""
-        fires, fouls, mine = before
-        launcher = self.table.launcher
+        """What the launcher did with ``player``'s press, from the outcomes the launcher
+        reported after notice number ``seen`` (``fires``: the presses counted before it):
+        the firmware answers within a burst (a few hundred ms). Outcomes are data: their
+        kind says what happened; the reply is in the phone's language."""
         deadline = time.monotonic() + timeout_s
         with self._heard:
             while True:
-                new = [line for n, line in self._notices if n > seen and line != mine]
-                # the notices are in the game's language: press_outcome reads any
-                said_of = {press_outcome(line, player) for line in new}
+                new = [o for n, o in self._notices if n > seen]
+                kinds = {o.kind for o in new}
                 fire = self.fire
                 if self._fires > fires and fire is not None and fire.get("player") == player:
+                    own = [o for o in new if o.kind == "press" and o.args.get("who") == player]
+                    if own:
+                        return "fired", words(own[0])  # the launcher's line, with what followed
                     cards = int(fire.get("cards") or 0)
-                    own = [line for line in new if line.startswith(f"{player} ")]
-                    if own and current() == self.lang:
-                        return "fired", own[0]  # the launcher's line, with what followed
-                    said = ngettext(
-                        "{player} presses: {n} card out", "{player} presses: {n} cards out", cards
-                    )
-                    return "fired", said.format(player=player, n=cards)
-                if int(getattr(launcher, "fouls", 0)) > fouls or "foul" in said_of:
+                    return "fired", words(Outcome("press", {"who": player, "cards": cards}))
+                if "foul" in kinds:
                     return "foul", _(
                         "Foul: nobody owed a press, so the launcher did not fire (ATK-26)"
                     )
-                if "ignored" in said_of:
+                if "busy" in kinds:
                     return "ignored", _(
                         "The launcher was still firing and ignored your press: press again"
                     )
-                if "fault" in said_of:
+                if "fault_refused" in kinds:
                     return "fault", _("The launcher is stopped by a fault: it did not fire")
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return "pressed", _("The button is pressed: watch the table")
                 self._heard.wait(left)
 
-    def _done(
-        self, player: str, effects: list[Effect], said: Callable[[], str] | None = None
-    ) -> None:
-        """After a phone's action: the launcher follows the game and the terminal shows it
-        (in the game's language, whatever the phone reads: ``said`` makes the words of an
-        action without effects)."""
+    def _done(self, player: str, effects: list[Effect], said: Outcome | None = None) -> None:
+        """After a phone's action: the launcher follows the game and every screen shows it,
+        each in its own language (``said``: what an action without effects did)."""
         self.table.sync_launcher()
-        with use(self.lang):
-            texts = [effect_text(e) for e in effects]
-            what = "; ".join(texts) if texts else (said() if said else _("done"))
-            line = _("{player} (web): {what}").format(player=player, what=what)
-        self.notify(line, "")
+        then = of_effects(effects) or ([said] if said is not None else [])
+        self.notify(Outcome("phone", {"who": player, "then": then}), CLEAR)
 
 
 def round_results(record: Any, entries: Sequence[Any]) -> list[dict[str, Any]]:
@@ -492,41 +543,37 @@ def round_results(record: Any, entries: Sequence[Any]) -> list[dict[str, Any]]:
     return out
 
 
-def journal_log(session: Any) -> list[str]:
-    """What happened in ``session``'s game so far, in the game screen's words (each
-    action's effects, the table's notices, deals and undos), from its journal replayed on a
-    fresh engine: the log a resumed game shows. Stops at an entry that does not replay."""
+def journal_log(session: Any) -> list[Outcome]:
+    """What happened in ``session``'s game so far (each action's effects, the table's
+    notices, deals and undos), as outcomes, from its journal replayed on a fresh engine:
+    the log a resumed game shows. Stops at an entry that does not replay."""
     game = fresh_game(session.record)
-    out: list[str] = []
+    out: list[Outcome] = []
     for e in session.journal.entries(session.id):
         data = e.data
         try:
             if e.kind == "action":
-                effects = game.apply(data)
+                effects = game.apply(engine_action(data))
                 cards = data.get("cards")
                 if data.get("press") is True and isinstance(cards, int):
                     # as the launcher's line says it (table/launcher.py)
-                    said = ngettext(
-                        "{player} presses: {n} card out", "{player} presses: {n} cards out", cards
-                    ).format(player=data["by"], n=cards)
-                    rest = "; ".join(effect_text(x) for x in effects if x.kind != "draw")
-                    out.append(f"{said} · {rest}" if rest else said)
+                    then = of_effects([x for x in effects if x.kind != "draw"])
+                    out.append(Outcome("press", {"who": data["by"], "cards": cards, "then": then}))
                 else:
-                    out += [effect_text(x) for x in effects]
+                    out += of_effects(effects)
             elif e.kind == "undo":
                 n = int(data.get("n", 1))
                 game.undo(n)
-                out.append(ngettext("undid {n} action", "undid {n} actions", n).format(n=n))
+                if not data.get("uno"):  # a late UNO is journaled as undo + the amended play
+                    out.append(Outcome("undid_n", {"n": n}))
             elif e.kind == "deal":
                 game.next_round()
                 snap = game.snapshot()
-                out.append(
-                    _("round {round} dealt: {dealer} deals").format(
-                        round=snap["round"], dealer=snap["dealer"]
-                    )
-                )
-            elif e.kind == "note" and isinstance(data.get("notice"), str):
-                out.append(str(data["notice"]))
+                out.append(Outcome("dealt", {"round": snap["round"], "dealer": snap["dealer"]}))
+            elif e.kind == "note":
+                said = note_outcome(data)
+                if said is not None:
+                    out.append(said)
         except (IllegalMoveError, ValueError, KeyError, TypeError):
             break
     return out

@@ -75,6 +75,8 @@ SECRET_BYTES = 16
 _SECRET = re.compile(r"[A-Za-z0-9_-]{22,}")
 
 _STATIC = ("table.js", "player.js", "common.js", "style.css")
+#: Headers a request may carry once only: twice is a 400 (which secret, which body?).
+_SINGLE_HEADERS = ("Authorization", "Host", "Content-Type", "Content-Length")
 _SECURITY_HEADERS = {
     "Content-Security-Policy": (
         "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -327,6 +329,11 @@ def make_app(
         if len(request.raw_headers) > MAX_HEADERS:
             text = _("at most {n} request headers").format(n=MAX_HEADERS)
             return _secure(web.Response(status=431, text=text + "\n"))
+        twice = [h for h in _SINGLE_HEADERS if len(request.headers.getall(h, ())) > 1]
+        if twice:  # whose secret, which body? ambiguous: refused, nothing read (issue 34)
+            log.warning("header %s twice from %s", twice[0], request.remote)
+            text = _("this request is not valid HTTP (e.g. a header twice, or a bad line)")
+            return _secure(web.Response(status=400, text=text + "\n"))
         if not host_allowed(request.headers.get("Host", ""), names):
             log.warning("refused Host %r from %s", request.headers.get("Host"), request.remote)
             return _secure(

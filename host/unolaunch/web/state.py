@@ -166,23 +166,24 @@ def _catchable(game: Game, snap: Mapping[str, Any]) -> bool:
     return bool(who) and snap["hand_sizes"].get(who) == 1 and snap.get("awaiting") is not None
 
 
-def launcher_state(launcher: Any) -> dict[str, Any] | None:
+def launcher_state(launcher: Any, inside: bool = True) -> dict[str, Any] | None:
     """The launcher as JSON (None without one): the terminal's status line plus its parts:
     ``kind`` (``sim`` or ``serial``), ``connected``, ``fault``, ``armed`` ({player,
-    presses, mode} or None), ``cards_inside`` (the simulated magazine), ``presses``,
-    ``cards_out``, ``fouls``."""
+    presses, mode} or None), ``cards_inside`` (the simulated magazine; None, and not in
+    the line, when ``inside`` is false: before a round's start card, as on the terminal),
+    ``presses``, ``cards_out``, ``fouls``."""
     if launcher is None:
         return None
     armed = getattr(launcher, "armed", None)
     sim = getattr(launcher, "sim", None)
     cards_inside: int | None = None
-    if sim is not None:
+    if sim is not None and inside:
         try:
             cards_inside = int(sim.cards)
         except (AttributeError, TypeError, ValueError):
             cards_inside = None
     return {
-        "status": launcher.status(),
+        "status": launcher.status(inside=inside),
         "kind": "sim" if sim is not None else "serial",
         "connected": bool(getattr(launcher, "connected", True)),
         "working": bool(launcher.working()),

@@ -17,10 +17,12 @@
   // just after the action): when the game moves on to another turn or round it goes away,
   // so that it never speaks of an old one.
   let saidKey = null;
+  let offline = false; // the message says the table could not be reached
   function say(text, ok, rule) {
     const m = clear($("message"));
     m.hidden = !text;
     saidKey = text ? pickKey : null;
+    offline = false;
     if (!text) return;
     m.appendChild(document.createTextNode(text));
     if (rule) m.appendChild(el("small", "rule", " " + rule));
@@ -28,11 +30,12 @@
   }
 
   // Actions go out one after the other, none lost; the same action twice while the first
-  // is on its way (a double tap) goes once.
+  // is on its way (a double tap) goes once. Each carries the version of the game it was
+  // made at ("at"): a move made before the game moved on is refused, nothing recorded.
   let chain = Promise.resolve();
   const pending = new Set();
   function send(action) {
-    const body = Object.assign({ by: me }, action);
+    const body = Object.assign({ by: me, at: state ? state.at : undefined }, action);
     const key = JSON.stringify(body);
     if (pending.has(key)) return chain;
     pending.add(key);
@@ -64,7 +67,7 @@
           say("✗ " + (reply.error || t("refused ({status})", { status })), false, reply.rule);
         }
       })
-      .catch(() => say("✗ " + t("no connection to the table: try again when your phone is back on the Wi-Fi"), false))
+      .catch(() => { say("✗ " + t("no connection to the table: try again when your phone is back on the Wi-Fi"), false); offline = true; })
       .finally(() => { drawn = ""; render(); });
   }
 
@@ -139,7 +142,9 @@
     let ready = true;
     if (mode === "play") {
       action.play = code;
-      if (isWild(code)) {
+      // a wild names its colour with it; a Wild Item Box names none (MK-13: the card it
+      // turns up gives the colour; a Bob-omb asks for one after)
+      if (isWild(code) && code !== "WIB") {
         box.appendChild(el("div", "ask", t("Name the colour:")));
         colourButtons(box, pick.named, (c) => { pick.named = c; render(); });
         if (pick.named) action.color = pick.named; else ready = false;
@@ -371,7 +376,8 @@
         me = j.player;
         $("me").textContent = me;
         document.title = t("{player} · unolaunch", { player: me });
-        if (!live) live = follow((s) => { state = s; render(); }, () => { if (me) checkMe(); });
+        // the stream (re)opened: the table is back, so "no connection" is no longer true
+        if (!live) live = follow((s) => { state = s; render(); }, () => { if (offline) say(""); if (me) checkMe(); });
       })
       .catch(() => say("✗ " + t("cannot reach the table"), false));
   }
