@@ -252,7 +252,7 @@ class TableFront:
             snap = self.session.snapshot()
             key = (snap["round"], snap["round_winner"], snap["round_points"], str(snap["scores"]))
             if self._rounds[0] != key:
-                entries = self.session.journal.entries(self.session.id)
+                entries = self.session.entries()
                 self._rounds = (key, round_results(self.session.record, entries))
             return [dict(r) for r in self._rounds[1]]
 
@@ -549,7 +549,7 @@ def journal_log(session: Any) -> list[Outcome]:
     the log a resumed game shows. Stops at an entry that does not replay."""
     game = fresh_game(session.record)
     out: list[Outcome] = []
-    for e in session.journal.entries(session.id):
+    for e in session.entries():
         data = e.data
         try:
             if e.kind == "action":
