@@ -391,7 +391,8 @@ def _note_text(data: dict[str, Any]) -> str:
     """What the launcher reported at the table (a foul, a fault, a press that did not fit),
     as the game screen said it: ``launcher: foul: a press nobody owes``."""
     mark = data.get("launcher_event")
-    if isinstance(mark, dict):
+    said_too = "outcome" in data or "warning" in data  # a foul's, a fault's note (issue 33)
+    if isinstance(mark, dict) and not said_too:
         # the launcher event the entry before it applied (or the table's position in the
         # launcher's log when it connected): issue 21
         if mark.get("event") == "connected":
@@ -407,7 +408,10 @@ def _note_text(data: dict[str, Any]) -> str:
     found = note_outcome(data) or note_outcome(data, "warning")
     said = card_names(words(found)) if found is not None else ""
     # TRANSLATORS: a note of the journal: what the launcher reported, as the table said it.
-    return _("launcher: {what}").format(what=said.removeprefix("launcher ").strip())
+    text = _("launcher: {what}").format(what=said.removeprefix("launcher ").strip())
+    if isinstance(mark, dict) and mark.get("caught_up"):
+        text = _("{what} — caught up: it happened while unolaunch was away").format(what=text)
+    return text
 
 
 #: The listing's columns (translated where shown).

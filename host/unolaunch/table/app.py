@@ -32,6 +32,7 @@ from unolaunch.errors import UnolaunchError
 from unolaunch.i18n import N_, _, ngettext, pgettext
 from unolaunch.rules import Action, Effect, IllegalMoveError
 from unolaunch.rules import engine as E
+from unolaunch.table.launcher import JOURNALED
 from unolaunch.table.names import shown
 from unolaunch.table.outcome import CLEAR, Outcome, of_effect, words
 from unolaunch.table.parse import (
@@ -269,7 +270,8 @@ class Table:
         None leaves it) without drawing: a front end that must not wait for the terminal
         (the web pages) calls this at once and :meth:`repaint` from a thread of its own. A
         warning is also kept in the journal as a note for ``history``, as data."""
-        if warning is not None and warning != CLEAR:
+        journaled = notice is not None and notice.kind in JOURNALED  # by the launcher's driver
+        if warning is not None and warning != CLEAR and not journaled:
             note: dict[str, Any] = {"warning": warning.to_json()}
             if notice is not None:
                 note["outcome"] = notice.to_json()

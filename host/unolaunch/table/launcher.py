@@ -24,7 +24,7 @@ from unolaunch.errors import UnolaunchError
 from unolaunch.i18n import N_, _, ngettext
 from unolaunch.rules import IllegalMoveError
 from unolaunch.table.outcome import CLEAR, Outcome, of_effects, words
-from unolaunch.table.session import Arming, Session
+from unolaunch.table.session import Arming, Session, event_mark
 
 #: notify(notice, warning): what happened, for the log, and the warning to show (``CLEAR``
 #: clears it, None leaves it): outcomes as data, put in words by each screen (outcome.py).
@@ -78,6 +78,12 @@ def covers(owed: Arming | None, armed: Arming | None) -> bool:
     if owed is None or armed is UNKNOWN:
         return False
     return armed.player == owed.player and armed.mode == owed.mode and armed.presses <= owed.presses
+
+
+#: The notices of a launcher's foul or fault: their note is journaled by the launcher's
+#: driver itself, with the event's number in the same transaction (a crash between a note
+#: and its mark recorded a foul twice, issue 33); a front end does not journal them again.
+JOURNALED = frozenset({"foul", "fault", "fault_refused", "busy"})
 
 
 #: The line of a foul (ATK-26) in a journal from before issue 25 (an English note; later
@@ -536,10 +542,6 @@ class LinkedLauncher:
                     return  # applied already
                 self.applied = (boot, seq)
         self._handle(ev)
-        if numbered and ev.get("event") in ("fault", "foul"):
-            # no game action to carry the mark: journal it on its own
-            with contextlib.suppress(UnolaunchError):
-                self.session.mark_launcher(ev)
         crashpoint.step(f"event:{ev.get('event')}")  # applied (issue 33)
 
     def _handle(self, ev: dict[str, Any]) -> None:
@@ -580,15 +582,28 @@ class LinkedLauncher:
             self.sync()
             self.notify(Outcome("restarted"), None)
 
+    def _note(self, ev: dict[str, Any], notice: Outcome, warning: Outcome) -> None:
+        """Journal a foul's or a fault's note (``history`` shows it, ``--resume`` counts the
+        fouls) with the event's number in the same transaction, then say it: a crash
+        leaves both or neither, and a caught-up event is not noted twice."""
+        note: dict[str, Any] = {"warning": warning.to_json(), "outcome": notice.to_json()}
+        if notice.kind == "foul":
+            note["foul"] = True  # counted on --resume (ATK-26)
+        if isinstance(ev.get("seq"), int) and ev.get("boot") is not None:
+            note["launcher_event"] = event_mark(ev)
+        with contextlib.suppress(UnolaunchError):  # the screen matters more than the log
+            self.session.note(note)
+        self._tell(notice, warning)
+
     def _foul(self, ev: dict[str, Any]) -> None:
         reason = ev.get("reason")
         if reason == "fault":
             # the owed press may be this very one: not a foul, nothing happened
             args = {"fault": self.fault or "fault", "next": self.next_outcome()}
-            self._tell(Outcome("fault_refused"), Outcome("fault_refused_warning", args))
+            self._note(ev, Outcome("fault_refused"), Outcome("fault_refused_warning", args))
             return
         if reason == "busy":
-            self._tell(Outcome("busy"), Outcome("busy_warning", {"next": self.next_outcome()}))
+            self._note(ev, Outcome("busy"), Outcome("busy_warning", {"next": self.next_outcome()}))
             return
         with self._lock:
             self.fouls += 1
@@ -596,7 +611,7 @@ class LinkedLauncher:
         warning = Outcome(
             "foul_warning", {"who": aw.get("by"), "verbs": list(aw.get("verbs", []))} if aw else {}
         )
-        self._tell(Outcome("foul"), warning)
+        self._note(ev, Outcome("foul"), warning)
 
     def _fault(self, ev: dict[str, Any]) -> None:
         code = str(ev.get("code", "fault"))
@@ -618,7 +633,7 @@ class LinkedLauncher:
             "stock": stock,
             "next": self.next_outcome(),
         }
-        self._tell(Outcome("fault", {"fault": code}), Outcome("fault_warning", help_args))
+        self._note(ev, Outcome("fault", {"fault": code}), Outcome("fault_warning", help_args))
 
     def _stray(self, ev: dict[str, Any]) -> None:
         """Cards the sensor saw leave between bursts: a card pulled out of a jam, one the
