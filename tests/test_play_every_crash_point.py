@@ -174,7 +174,7 @@ def _run(
             key = _key(data)
             # (a journal that stands nowhere in the script: a step lost or taken twice)
             assert key in keys, (key, keys, _journal(data))
-            first = keys.index(key) + 1
+            first = keys.index(key)
             if first < len(SCRIPT):
                 p.child.sendline("")  # Enter: the prompt again, for the step's own wait
         for i in range(first, len(SCRIPT)):
@@ -190,8 +190,12 @@ def _run(
         return None
     except Crashed:
         p.child.close()
-        assert p.child.exitstatus == CRASH_STATUS, (p.child.exitstatus, p.child.signalstatus)
+        said = str(p.child.before)[-600:]
+        assert p.child.exitstatus == CRASH_STATUS, (p.child.exitstatus, args, said)
         return i
+    finally:
+        if p.child.isalive():  # a failed check: the port is the next run's
+            p.child.terminate(force=True)
 
 
 def _stored(data: Path) -> bool:
@@ -209,7 +213,7 @@ def _new_game_args() -> list[str]:
 @dataclass
 class Reference:
     steps: list[str]
-    keys: list[tuple[int, int]]  # where the journal stands after each script step
+    keys: list[tuple[int, int]]  # where the journal stands before each step (and at the end)
     outcome: Outcome
     ends: list[int]  # how many durable steps were done after each script step
 
@@ -232,7 +236,7 @@ def _reference(sim: SimBoard, tmp: Path) -> Reference:
     log = tmp / "steps.log"
     p = Player(data, "play", *_new_game_args(), "--port", str(sim.link), timeout=90,
                env={CRASH_LOG_ENV: str(log)})  # fmt: skip
-    keys, ends = [], []
+    keys, ends = [(0, 0)], []
     for i, (who, what) in enumerate(SCRIPT):
         _step(p, sim, who, what)
         nxt = SCRIPT[i + 1][0] if i + 1 < len(SCRIPT) else "wins the round"
