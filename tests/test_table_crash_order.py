@@ -292,3 +292,53 @@ def test_issue33_item3_save_stores_what_waited_when_asked(tmp_path: Path) -> Non
 def test_issue33_item3_save_is_a_table_command_in_both_languages(tmp_path: Path, line: str) -> None:
     session, _link, _launcher, _said = _table(tmp_path)
     assert parse(line, session.context()) == Command("save")
+
+
+def test_issue33_item3_the_screen_says_what_to_do_and_save_stores_it(tmp_path: Path) -> None:
+    """The table's screen while the disk is full: the one line of the full disk, that the
+    game goes on in memory, how many changes wait and what to type; 'save' once space is
+    back stores them and says so; quitting with changes unsaved never says "saved"."""
+    import io
+
+    from rich.console import Console
+    from unolaunch.table.app import Table
+
+    session, _link, launcher, _said = _table(tmp_path)
+    session.apply({"by": "Cy", "choose": {"top": "r5"}})
+    out = io.StringIO()
+    table = Table(session, Console(file=out, width=200), read_line=lambda _p: "")
+    table.launcher = launcher
+    _fill_disk(session)
+    while not session.unsaved:
+        who = session.snapshot()["awaiting"]["by"]
+        session.apply({"by": who, "press": True, "cards": 0})
+    who = session.snapshot()["awaiting"]["by"]
+    session.apply({"by": who, "press": True, "cards": 0})
+    table.draw()
+    screen = " ".join(out.getvalue().split())
+    assert "is full" in screen and "free some space" in screen, screen
+    assert "2 changes are not saved yet" in screen, screen
+    assert "type 'save'" in screen, screen
+    table.command(Command("save"))  # still full: nothing said saved
+    assert "the game is saved" not in out.getvalue()
+    _free_disk(session)
+    table.command(Command("save"))
+    assert "the game is saved" in out.getvalue()
+    assert session.unsaved == [] and launcher.armed == session.arming()
+    out.truncate(0)
+    table.draw()
+    assert "is full" not in out.getvalue()
+    # full again, a change waiting, and the table quits (Ctrl-D): it says what is lost
+    _fill_disk(session)
+    while not session.unsaved:
+        who = session.snapshot()["awaiting"]["by"]
+        session.apply({"by": who, "press": True, "cards": 0})
+
+    def ctrl_d(_prompt: str) -> str:
+        raise EOFError
+
+    quitting = io.StringIO()
+    gone = Table(session, Console(file=quitting, width=200), read_line=ctrl_d)
+    assert gone.run() == 1
+    said = " ".join(quitting.getvalue().split())
+    assert "Game 1 is saved" not in said and "1 change is not saved yet" in said, said

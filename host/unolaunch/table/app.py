@@ -670,6 +670,7 @@ class Table:
         if cmd.name == "save":
             if s.save():
                 self.say("  · " + _("the game is saved"))
+                self.sync_launcher()  # the journal owes its presses again: armed for them
             self.draw()
             return
         if cmd.name == "undo":
