@@ -20,15 +20,80 @@ PIN_IN = machine.Pin.IN
 PULL_UP = machine.Pin.PULL_UP
 
 # USB output (Outbox in launcher/protocol.py): the bytes per write that a POLLOUT on
-# sys.stdout promises to take at once. The rp2 port promises one free byte of its TX FIFO.
-# The unix port under the simulator (sys.platform "linux") writes to a pipe or a pty: Linux
-# reports POLLOUT on a pipe while a 4 KiB pipe buffer is free (a write <= PIPE_BUF then
-# completes at once), on a pty while its flip buffers are under their memory limit (so a new
-# one of up to TTY_BUFFER_PAGE, 1792 bytes, can still be had): 256 never waits on either,
-# and is 256 times fewer writes.
-# The unix board may model the rp2 port's USB instead (`unolaunch sim`: machine.SIM_TX_CHUNK,
-# and machine.sim_usb_write charges each write the chip time it costs on rp2).
-TX_CHUNK = getattr(machine, "SIM_TX_CHUNK", 256 if sys.platform == "linux" else 1)
+# sys.stdout promises to take at once, where the port cannot say how much room it has. The
+# rp2 port promises one free byte of its TX FIFO (but see UsbTxFifo: the FIFO's own indices
+# say how much is free, and a whole line goes in one write). The unix port under the
+# simulator (sys.platform "linux") writes to a pipe or a pty: Linux reports POLLOUT on a pipe
+# while a 4 KiB pipe buffer is free (a write <= PIPE_BUF then completes at once), on a pty
+# while its flip buffers are under their memory limit (so a new one of up to
+# TTY_BUFFER_PAGE, 1792 bytes, can still be had): 256 never waits on either. The simulated
+# board (`unolaunch sim`) charges each write the chip time it costs on rp2
+# (machine.sim_usb_write).
+TX_CHUNK = 256 if sys.platform == "linux" else 1
+# The rp2 port's USB CDC TX FIFO (TinyUSB CFG_TUD_CDC_TX_BUFSIZE at full speed,
+# shared/tinyusb/tusb_config.h) and where its tu_fifo_t may be: the static data below the heap
+TX_DEPTH = 256
+_RAM = 0x20000000
+_RAM_SCAN = 32 * 1024
+
+
+class UsbTxFifo:
+    """How many bytes the rp2 port's USB CDC TX FIFO surely takes now (docs/architecture.md,
+    "USB at its speed"). MicroPython v1.28 keeps the CDC port in TinyUSB's cdcd_interface_t
+    (lib/tinyusb src/class/cdc/cdc_device.c): rx_ff and tx_ff, two tu_fifo_t (buffer pointer,
+    depth, item size, wr_idx, rd_idx: 12 bytes, 20 with the RP2040's multi-core mutexes)
+    followed by their 256-byte buffers. Found once by that shape in the static RAM (each
+    FIFO's buffer right behind the two structs, depth 256, one-byte items), and checked on
+    every write (the write index moved by what was written): anything else - another build,
+    another port - and free() is 0 for good, and the Outbox falls back on POLLOUT's one byte.
+    Free space is depth - (wr_idx - rd_idx) (tusb_fifo.c, _ff_count/_ff_remaining), read
+    as one 32-bit word; only the loop writes, so it only grows until the loop's next write."""
+
+    def __init__(self):
+        self.at = 0  # address of tx_ff.wr_idx (wr | rd << 16); 0: not found or given up
+        if sys.platform != "rp2":
+            return
+        try:
+            import uctypes
+
+            ram = bytes(uctypes.bytearray_at(_RAM, _RAM_SCAN))
+        except Exception:
+            return
+        mem = machine.mem32
+        i = ram.find(b"\x00\x01\x01\x00")  # rx_ff: depth 256, item size 1, not overwritable
+        while i >= 4:
+            fifo = _RAM + i - 4
+            if not fifo & 3:
+                for size in (12, 20):  # sizeof(tu_fifo_t) without / with the mutexes
+                    buf = fifo + 2 * size
+                    if (
+                        mem[fifo] == buf
+                        and mem[fifo + size] == buf + TX_DEPTH
+                        and machine.mem16[fifo + size + 4] == TX_DEPTH
+                    ):
+                        self.at = fifo + size + 8
+                        return
+            i = ram.find(b"\x00\x01\x01\x00", i + 1)
+
+    def free(self):
+        """Bytes a write surely takes now (0: unknown or full)."""
+        at = self.at
+        if not at:
+            return 0
+        w = machine.mem32[at]
+        wr = w & 0xFFFF
+        rd = w >> 16
+        count = wr - rd if wr >= rd else 2 * TX_DEPTH - (rd - wr)
+        return TX_DEPTH - count if count < TX_DEPTH else 0
+
+    def wrote(self, before, n):
+        """The write of `n` bytes sized by free() moved the write index by `n`, or the FIFO
+        is not what it seemed: given up."""
+        if self.at and ((machine.mem32[self.at] & 0xFFFF) - (before & 0xFFFF)) % (
+            2 * TX_DEPTH
+        ) != n % (2 * TX_DEPTH):
+            self.at = 0
+
 
 # The RP2040/RP2350 watchdog block. CTRL through its "atomic clear" alias (+0x3000): the
 # MicroPython WDT cannot be stopped, but the REPL handed over to a flasher must not be cut
@@ -304,11 +369,29 @@ class Serial(Outbox):
         # write of "\r\n") and returns what the port took
         tx = select.poll()
         tx.register(sys.stdout, select.POLLOUT)
-        put = sys.stdout.buffer.write
+        self._write = sys.stdout.buffer.write
+        put = self._write
         sim = getattr(machine, "sim_usb_write", None)  # never on a real Pico
         if sim is not None:
             put = sim(put)
-        Outbox.__init__(self, tx, put, time.ticks_us)
+        self.fifo = UsbTxFifo()
+        room = None
+        if self.fifo.at:
+            room = self.fifo.free
+            put = self._checked
+        Outbox.__init__(self, tx, put, time.ticks_us, room)
+
+    def _checked(self, buf):
+        """A write sized by UsbTxFifo.free(), checked against the FIFO's write index."""
+        fifo = self.fifo
+        at = fifo.at
+        before = machine.mem32[at] if at else 0
+        took = self._write(buf)
+        if at and len(buf) > 1:  # (a one-byte write may be POLLOUT's, DTR clear: see free)
+            fifo.wrote(before, len(buf))
+            if not fifo.at:
+                self._room = None
+        return took
 
     def wait(self, timeout_ms):
         """Sleep until input arrives or timeout_ms passes (the loop's idle)."""

@@ -100,17 +100,20 @@ class LineReader:
 
 
 # Output framing: lines out to a port without ever making the loop wait (docs/protocol.md,
-# "Framing"). The port is a poll object and a write function (board.Serial: USB serial).
+# "Framing"; docs/architecture.md, "USB at its speed"). The port is a poll object, a write
+# function and, where the port can say it, how many bytes a write takes now (`room`).
 #
-# Why `chunk` is 1 on a Pico (MicroPython v1.28 rp2 port): a write to the USB serial port while
-# a host holds it open (DTR set) takes what fits in the 256-byte TX FIFO, then waits up to
-# MICROPY_HW_USB_CDC_TX_TIMEOUT (500 ms) for the host to make room and drops the rest
-# (mp_usbd_cdc_tx_strn, shared/tinyusb/mp_usbd_cdc.c), and select.poll on sys.stdout reports
-# POLLOUT as soon as ONE byte is free (mp_usbd_cdc_poll_interfaces: tud_cdc_write_available()
-# > 0). Nothing else in the loop writes to the port, so the free space only grows between the
-# poll and the write: `chunk` bytes after a POLLOUT never wait when the port promises that
-# many. With no host (DTR clear) POLLOUT is always set and the FIFO overwrites its oldest
-# bytes: nothing waits, as before.
+# What never waits (MicroPython v1.28 rp2 port, shared/tinyusb/mp_usbd_cdc.c): a write to the
+# USB serial port while a host holds it open (DTR set) puts min(n, tud_cdc_write_available())
+# bytes in the 256-byte TX FIFO and returns at once if that was all of it; only a write longer
+# than the free space waits, up to MICROPY_HW_USB_CDC_TX_TIMEOUT (500 ms), for the host to make
+# room (mp_usbd_cdc_tx_strn). So a write of at most the FIFO's free space never waits, and
+# nothing else writes to the port while the loop runs: free space only grows between a look
+# and the write. `room()` (board.Serial: the FIFO's own indices) says that space: a line, or as
+# much of it as fits, goes in one write. Where the port cannot say it, select.poll's POLLOUT
+# promises `chunk` bytes (rp2: ONE free byte, mp_usbd_cdc_poll_interfaces; a unix pipe or pty:
+# 256), and that is what is written per look. With no host (DTR clear) POLLOUT is always set
+# and the FIFO overwrites its oldest bytes: nothing waits either.
 #
 # Why a line is never cut: the write returns what the port took, and a line that has started
 # is finished (across loop iterations if need be) before the next one begins. So the host gets
@@ -122,26 +125,25 @@ class LineReader:
 # request sent once the host reads again is among them. The line right after a gap carries
 # "dropped": N, the lines lost just before it, so the host knows to ask `status`.
 #
-# Why output goes in slices (issue 20): on rp2 each poll + one-byte write costs about 80 us of
-# chip time (a USB transfer is started per write), so a 200-byte reply written at once kept
-# the loop from its button and beam for 16 ms, and a 2 KB backlog for 170 ms. With a clock
-# (`clock_us`, time.ticks_us) and a deadline (`until`, set by the loop for each iteration) no
-# write starts after the deadline: the rest goes in the next iterations, and the inputs are
-# sampled in between. Without them (unit tests) a flush writes all the port takes. A one-byte
-# write goes from a buffer allocated once (a memoryview slice per byte was 30 bytes of garbage
-# per byte sent, and garbage means collections: about 10 ms each on rp2).
+# Output goes in slices (issue 20): with a clock (`clock_us`, time.ticks_us) and a deadline
+# (`until`, set by the loop for each iteration) no write starts after the deadline: the rest
+# goes in the next iterations, and the inputs are sampled in between. Without them (unit
+# tests) a flush writes all the port takes. A one-byte write goes from a buffer allocated once;
+# a whole line goes as it is (no slice of it made).
 class Outbox:
     """Lines (JSON objects) out to a port. `tx`: a select.poll with the port registered for
     POLLOUT - any event means it takes `chunk` bytes now; put(buf): writes bytes, returns how
-    many the port took (0/None: none); clock_us: () -> ticks_us, for `until`."""
+    many the port took (0/None: none); clock_us: () -> ticks_us, for `until`; room: None, or
+    () -> the bytes a write surely takes now without waiting (0: ask POLLOUT)."""
 
     chunk = 1  # bytes per write (board.py: what a POLLOUT promises on this port)
     max_bytes = 2048  # waiting for the host at most (about 10 lines)
     drains = False  # True: a full port is only slow (a UART's wire), never a host not reading
 
-    def __init__(self, tx, put, clock_us=None):
+    def __init__(self, tx, put, clock_us=None, room=None):
         self._tx = tx
         self._put = put
+        self._room = room
         self._clock = clock_us
         self.until = None  # ticks_us after which no write starts (None: no limit)
         self.cut = False
@@ -190,6 +192,7 @@ class Outbox:
         self.full = False
         q = self._q
         chunk = self.chunk
+        room = self._room
         one = self._one
         until = self.until
         while q:
@@ -204,21 +207,25 @@ class Outbox:
                     self._size += len(q[0]) - len(line)
                     self._gap = 0
                 continue
-            ready = False
-            for _ in self._tx.ipoll(0):
-                ready = True
-            if not ready:
-                self.full = True
-                break
+            free = room() if room is not None else 0
+            if free <= 0:
+                for _ in self._tx.ipoll(0):
+                    free = chunk
+                if free <= 0:
+                    self.full = True
+                    break
             if n and until is not None and ticks_diff(self._clock(), until) >= 0:
                 self.cut = True
                 break  # this iteration's slice is used up: the inputs come first
             try:
-                if chunk == 1:
+                rest = len(line) - pos
+                if free >= rest:
+                    took = self._put(line if pos == 0 else memoryview(line)[pos:])
+                elif free == 1:
                     one[0] = line[pos]
                     took = self._put(one)
                 else:
-                    took = self._put(memoryview(line)[pos : pos + chunk])
+                    took = self._put(memoryview(line)[pos : pos + free])
                 self._pos = pos + took  # no branch in between: no KeyboardInterrupt lands here
             except (OSError, TypeError):  # OSError: the unix port, nobody reading stdout
                 took = 0  # TypeError: the port took nothing (None)
@@ -394,146 +401,80 @@ def parse_steps(line):
 _FIRST = ("id", "event", "ok", "error", "message")
 
 
-# Why encoding goes in pieces (issue 20): on rp2 a 15-field `status` reply took 5.7 ms of chip
-# time to encode and a config_get reply 18 ms, all in one loop iteration, the inputs
-# unlooked-at meanwhile. Now a message is encoded by a generator that stops every couple of
-# fields (_pieces); the loop's Encoder runs it a piece or a few per iteration, as long as the
-# iteration's time slice lasts. The port takes a byte per 80-100 us, so the encoder keeps
-# ahead of it. Building strings in Python is slow on rp2 (a new string is about 50 us), so
-# plain fields go through json.dumps of an OrderedDict in the line's key order (C).
+# Why a message is encoded in one json.dumps (issue 32): on rp2 (emulated RP2040, chip time) a
+# `status` reply took 4.5 ms built in Python a couple of fields at a time and 1.1 ms through
+# one json.dumps, and each piece was a loop iteration with an idle wait in between: a 60 ms
+# round trip. json.dumps runs in C and allocates its output once; what stays in Python is
+# putting the keys in the line's order (an OrderedDict per dict: MicroPython's dict keeps no
+# order), a few dozen keys at most (config_get's config, 31). Its time is bounded by the
+# message, which the firmware makes itself (no request can make a reply larger than
+# config_get's), and the pin IRQs take every edge meanwhile (docs/architecture.md).
 _ORDERS: dict = {}  # a line's message: the keys as the dict gives them -> the line's order
-CHUNK = 2  # plain fields per json.dumps: about 0.4 ms of rp2 chip time a piece
 
 
 def _order(value, top):
     """The keys of `value` in the line's order: sorted, and for a line's message (`top`)
     id/event/ok/error/message first. Kept per shape (a firmware sends a few dozen): sorting
     15 keys is 0.4 ms of rp2 chip time."""
-    if not top:
-        return sorted(value)
     shape = tuple(value)
-    keys = _ORDERS.get(shape)
+    keys = _ORDERS.get(shape) if top else None
     if keys is None:
-        keys = list(value)
-        first = []
-        for k in _FIRST:
-            if k in value:
-                keys.remove(k)
-                first.append(k)
-        keys.sort()
-        keys = tuple(first + keys)
-        if len(_ORDERS) < 64 and value.get("event") != "boot":  # (sent once a boot)
-            _ORDERS[shape] = keys
+        keys = sorted(value)
+        if top:
+            first = [k for k in _FIRST if k in value]
+            keys = tuple(first + [k for k in keys if k not in first])
+            if len(_ORDERS) < 64 and value.get("event") != "boot":  # (sent once a boot)
+                _ORDERS[shape] = keys
     return keys
 
 
-def _nested(value):
-    """True for a value encode() takes apart: a dict (its keys are sorted), or a list holding
-    a dict or a list (json.dumps writes a dict's keys in whatever order it holds them)."""
+def _ordered(value, top=False):
+    """`value` with every dict an OrderedDict in the line's order (see _order)."""
     t = type(value)
     if t is dict:
-        return True
+        od = OrderedDict()
+        for k in _order(value, top):
+            od[k] = _ordered(value[k])
+        return od
     if t is list or t is tuple:
         for v in value:
             tv = type(v)
             if tv is dict or tv is list or tv is tuple:
-                return True
-    return False
-
-
-def _pieces(value, top=False):
-    """The JSON text of `value`, a piece at a time (CHUNK fields each). Runs of plain fields
-    go through json.dumps of an OrderedDict in the line's key order (C: a field costs a
-    fifth of what Python string building does on rp2); a dict, or a list holding one, is
-    taken apart. `top`: a line's message (see _order)."""
-    t = type(value)
-    if t is dict:
-        sep = "{"
-        od: OrderedDict | None = None
-        for k in _order(value, top):
-            v = value[k]
-            if _nested(v):
-                if od is not None:
-                    yield sep + json.dumps(od)[1:-1]
-                    sep = ", "
-                    od = None
-                yield sep + json.dumps(k) + ": "
-                sep = ", "
-                yield from _pieces(v)
-            else:
-                if od is None:
-                    od = OrderedDict()
-                od[k] = v
-                if len(od) >= CHUNK:
-                    yield sep + json.dumps(od)[1:-1]
-                    sep = ", "
-                    od = None
-        if od is not None:
-            yield sep + json.dumps(od)[1:-1]
-            sep = ", "
-        yield "{}" if sep == "{" else "}"
-    elif t is list or t is tuple:
-        yield "["
-        sep = ""
-        for v in value:
-            if _nested(v):
-                if sep:
-                    yield sep
-                yield from _pieces(v)
-            else:
-                yield sep + json.dumps(v)
-            sep = ", "
-        yield "]"
-    else:
-        yield json.dumps(value)
+                return [_ordered(v) for v in value]
+    return value
 
 
 def encode(msg):
     """One reply or event as a JSON line (no newline): id/event/ok/error/message first, then
-    the other keys sorted, so a person reading a serial terminal finds things in one place."""
-    return "".join(list(_pieces(msg, True)))
+    the other keys sorted (nested objects' keys sorted too), so a person reading a serial
+    terminal finds things in one place."""
+    return json.dumps(_ordered(msg, True))
 
 
 class Encoder:
-    """Replies and events (dicts) turned into lines for their ports, in the order they came,
-    a few fields per call (see _pieces): `jobs` holds (msg, ports); run(until) encodes until
-    the clock (`clock_us`, ticks_us) reaches `until` (None: everything queued) and hands each
-    finished line to its ports' Outbox.write_line. Pure logic: the ports are handed in."""
+    """Replies and events (dicts) turned into lines for their ports, in the order they came:
+    `jobs` holds (msg, ports); run(until) encodes messages (each whole: see encode) until the
+    clock (`clock_us`, ticks_us) reaches `until` (None: everything queued; one message at
+    least) and hands each line to its ports' Outbox.write_line. Pure logic: the ports are
+    handed in."""
 
     def __init__(self, clock_us=None):
         self._clock = clock_us
-        self.jobs: list = []  # (msg, ports), oldest first; [0] being encoded
-        self._gen = None  # _pieces of _jobs[0], once begun
-        self._parts: list = []
+        self.jobs: list = []  # (msg, ports), oldest first
         self.made = 0  # bytes of lines encoded since boot
 
     def run(self, until=None):
-        """Encode what is queued until `until` (ticks_us; None: all of it). No field is
-        begun after `until`; a message left half done goes on at the next call."""
+        """Encode what is queued; no message is begun after `until` but the first."""
         jobs = self.jobs
         while jobs:
-            gen = self._gen
-            if gen is None:
-                gen = self._gen = _pieces(jobs[0][0], True)
-                self._parts = []
-            parts = self._parts
             try:
-                for piece in gen:
-                    parts.append(piece)
-                    if until is not None and ticks_diff(self._clock(), until) >= 0:
-                        return
-            except KeyboardInterrupt:  # the unix port's Ctrl-C: the message begins again
-                self._gen = None  # next time (encoding it changes nothing)
+                line = (encode(jobs[0][0]) + "\n").encode()
+            except KeyboardInterrupt:  # the unix port's Ctrl-C: the message goes next time
                 raise
             except Exception:  # a value it cannot encode: that message is lost, not the loop
-                self._gen = None
                 jobs.pop(0)
                 raise
-            parts.append("\n")
-            line = "".join(parts).encode()
             self.made += len(line)
-            self._gen = None
-            self._parts = []
             ports = jobs.pop(0)[1]
             for port in ports:
                 port.write_line(line)
