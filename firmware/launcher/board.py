@@ -33,6 +33,7 @@ TX_CHUNK = 256 if sys.platform == "linux" else 1
 # The rp2 port's USB CDC TX FIFO (TinyUSB CFG_TUD_CDC_TX_BUFSIZE at full speed,
 # shared/tinyusb/tusb_config.h) and where its tu_fifo_t may be: the static data below the heap
 TX_DEPTH = 256
+TX_PROBATION = 16
 _RAM = 0x20000000
 _RAM_SCAN = 32 * 1024
 
@@ -51,6 +52,7 @@ class UsbTxFifo:
 
     def __init__(self):
         self.at = 0  # address of tx_ff.wr_idx (wr | rd << 16); 0: not found or given up
+        self.checks = TX_PROBATION  # writes still to check (wrote)
         if sys.platform != "rp2":
             return
         try:
@@ -88,7 +90,9 @@ class UsbTxFifo:
 
     def wrote(self, before, n):
         """The write of `n` bytes sized by free() moved the write index by `n`, or the FIFO
-        is not what it seemed: given up."""
+        is not what it seemed: given up. Checked for the first TX_PROBATION writes, then
+        trusted (a check is 0.1 ms of rp2 chip time)."""
+        self.checks -= 1
         if self.at and ((machine.mem32[self.at] & 0xFFFF) - (before & 0xFFFF)) % (
             2 * TX_DEPTH
         ) != n % (2 * TX_DEPTH):
@@ -309,6 +313,69 @@ def random_seed():
     return int.from_bytes(os.urandom(4), "little")
 
 
+# MicroPython's stdin ring on the rp2 port (ports/rp2/mphalport.c: stdin_ringbuf, a ringbuf_t
+# of MICROPY_HW_STDIN_BUFFER_LEN 512 bytes, py/ringbuf.h: buf pointer, size, iget, iput):
+# the USB task moves the host's bytes there (tud_cdc_rx_cb, shared/tinyusb/mp_usbd_cdc.c)
+RX_SIZE = 512
+RX_PROBATION = 24  # bytes read one at a time while the candidates are checked
+
+
+class UsbRxRing:
+    """How many bytes MicroPython's stdin ring holds now, so that the loop reads them in one
+    call (sys.stdin.buffer.read(n) waits for all n; a byte per select.poll cost about 75 us of
+    rp2 chip time a byte, 2 ms for a `status` request). The ring is found by its shape in the
+    static RAM (a pointer into RAM, then size 512 and two indices below it), and a candidate
+    is only trusted after RX_PROBATION bytes read one at a time moved its read index by one
+    each (a wrong guess would make a read wait for bytes that never come): until then, and
+    for good if none or several pass, the loop reads a byte per poll as before."""
+
+    def __init__(self):
+        self.at = 0  # address of iget (a uint16, iput right after it), once trusted
+        self.maybe = []  # candidates' iget addresses on probation
+        self.tried = 0
+        if sys.platform != "rp2":
+            return
+        try:
+            import uctypes
+
+            ram = bytes(uctypes.bytearray_at(_RAM, _RAM_SCAN))
+        except Exception:
+            return
+        mem = machine.mem16
+        i = ram.find(b"\x00\x02")  # size 512, little-endian
+        while i >= 0 and len(self.maybe) < 16:
+            if i % 4 == 0 and i >= 4:
+                at = _RAM + i + 2
+                ptr = machine.mem32[_RAM + i - 4]
+                if _RAM <= ptr < _RAM + 0x42000 and mem[at] < RX_SIZE and mem[at + 2] < RX_SIZE:
+                    self.maybe.append(at)
+            i = ram.find(b"\x00\x02", i + 1)
+
+    def waiting(self):
+        """Bytes in the ring (0: none, or the ring is not known)."""
+        at = self.at
+        if not at:
+            return 0
+        mem = machine.mem16
+        got = mem[at]  # only the loop's reads move it; then iput, which only the USB moves
+        return (mem[at + 2] - got) % RX_SIZE
+
+    def before(self):
+        """The candidates' read indices before a one-byte read (see after)."""
+        mem = machine.mem16
+        return [mem[at] for at in self.maybe]
+
+    def after(self, before):
+        """A one-byte read is done: keep the candidates whose read index moved by one."""
+        mem = machine.mem16
+        self.maybe = [at for at, was in zip(self.maybe, before) if mem[at] == (was + 1) % RX_SIZE]
+        self.tried += 1
+        if self.tried >= RX_PROBATION or not self.maybe:
+            if len(self.maybe) == 1:
+                self.at = self.maybe[0]
+            self.maybe = []
+
+
 class _Always:
     """A poll that always says "ready": a port whose write never waits (the unix board's
     UART, which select.poll cannot register)."""
@@ -363,6 +430,7 @@ class Serial(Outbox):
         self._in = sys.stdin.buffer
         self._buf = bytearray()
         self._rx1 = bytearray(1)  # the byte a read takes
+        self.ring = UsbRxRing()
         self.closed = False
         # output: its own poll object (with stdout in self._poll, wait() would never idle);
         # sys.stdout.buffer writes raw bytes (sys.stdout.write turns "\n" into a second
@@ -382,15 +450,19 @@ class Serial(Outbox):
         Outbox.__init__(self, tx, put, time.ticks_us, room)
 
     def _checked(self, buf):
-        """A write sized by UsbTxFifo.free(), checked against the FIFO's write index."""
+        """A write sized by UsbTxFifo.free(), checked against the FIFO's write index for the
+        first writes (UsbTxFifo.wrote); then the port's own write is used as it is."""
         fifo = self.fifo
-        at = fifo.at
-        before = machine.mem32[at] if at else 0
+        if len(buf) < 2:  # (a one-byte write may be POLLOUT's, the FIFO full: DTR clear)
+            return self._write(buf)
+        before = machine.mem32[fifo.at]
         took = self._write(buf)
-        if at and len(buf) > 1:  # (a one-byte write may be POLLOUT's, DTR clear: see free)
-            fifo.wrote(before, len(buf))
-            if not fifo.at:
-                self._room = None
+        fifo.wrote(before, len(buf))
+        if not fifo.at:
+            self._room = None  # not the FIFO it seemed: POLLOUT's byte, as before issue 32
+            self._put = self._write
+        elif fifo.checks <= 0:
+            self._put = self._write
         return took
 
     def wait(self, timeout_ms):
@@ -410,6 +482,7 @@ class Serial(Outbox):
         """
         buf = self._buf
         one = self._rx1
+        ring = self.ring
         while len(buf) < limit:
             ready = False
             for _ in self._poll.ipoll(0):  # a method called, not kept: no bound method made
@@ -418,9 +491,21 @@ class Serial(Outbox):
                 break
             if buf and until is not None and time.ticks_diff(time.ticks_us(), until) >= 0:
                 break  # a byte at least per call, whatever the time
+            n = ring.waiting()
+            if n > 1:  # all the ring holds in one call (it never waits: they are there)
+                n = min(n, limit - len(buf))
+                got = self._in.read(n)
+                buf.extend(got)
+                if len(got) != n:  # (never seen: the stream ended, the unix port only)
+                    self.closed = True
+                    break
+                continue
+            was = ring.before() if ring.maybe else None
             if not self._in.readinto(one):
                 self.closed = True  # only on the unix port: the host closed our stdin
                 break
+            if was is not None:
+                ring.after(was)
             buf.append(one[0])
         if not buf:
             return b""

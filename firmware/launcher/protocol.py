@@ -2,7 +2,6 @@
 # validation and reply/event encoding. No I/O of its own: feed(bytes) -> lines, parse(line)
 # -> request or error reply, encode(dict) -> text line, Outbox: lines out to a port.
 import json
-from collections import OrderedDict
 
 from launcher.ticks import ticks_diff
 
@@ -81,22 +80,28 @@ class LineReader:
 
     def feed(self, data):
         out: list = []
-        start = 0
-        while True:
-            i = data.find(b"\n", start)
-            if i < 0:
-                self._add(data[start:])
+        lines = data.split(b"\n")  # (C: a line's bytes are not looked at one by one here)
+        last = len(lines) - 1
+        for i in range(last + 1):
+            piece = lines[i]
+            if i == last:
+                self._add(piece)  # no newline yet: the line goes on in the next feed
                 return out
-            self._add(data[start:i])
-            start = i + 1
+            if self._buf:
+                self._add(piece)
+                piece = bytes(self._buf)
+                self._buf = bytearray()
+            elif len(piece) > self.max_len:
+                self._over = True
             if self._over:
                 self._over = False
+                self._buf = bytearray()
                 out.append(TOO_LONG)
                 continue
-            line = bytes(self._buf).strip()
-            self._buf = bytearray()
+            line = piece.strip()
             if line:
                 out.append(line)
+        return out
 
 
 # Output framing: lines out to a port without ever making the loop wait (docs/protocol.md,
@@ -172,6 +177,17 @@ class Outbox:
     def write_line(self, line):
         """Queue one line (bytes, with its newline) and write what the port takes now."""
         q = self._q
+        room = self._room
+        if not q and room is not None and room() >= len(line):
+            # the usual case while the host reads: nothing waits and the line fits (issue 32)
+            try:
+                took = self._put(line)
+            except (OSError, TypeError):
+                took = 0
+            if took == len(line):
+                self.cut = self.full = False
+                return
+            line = line[took or 0 :]  # (never seen: room() said it fits) the rest waits
         # the host's port is full (it does not read): past max_bytes the oldest line waiting
         # goes. A queue that only waits for this end's next slice keeps its lines (the loop
         # reads no requests meanwhile: behind()), up to a hard cap of 4 x max_bytes.
@@ -336,119 +352,54 @@ def parse(line):
     `line` is bytes without its newline, or TOO_LONG. A valid request is the decoded dict;
     the error reply names what was wrong (docs/protocol.md, "error codes").
     """
-    for step in parse_steps(line):
-        if step is not None:
-            return step
-    raise AssertionError("parse_steps ends with its result")
-
-
-def parse_steps(line):
-    """parse(), a piece at a time (issue 20: the loop's time slice): yields None after each
-    piece of work (the JSON decoded, a field checked), then (request, error reply)."""
     if line is TOO_LONG:
-        yield (
-            None,
-            error(None, "too_long", "line longer than %d bytes; send shorter lines" % MAX_LINE),
+        return None, error(
+            None, "too_long", "line longer than %d bytes; send shorter lines" % MAX_LINE
         )
-        return
     try:
-        text = line.decode()
+        obj = json.loads(line.decode())
     except Exception:
-        text = None
-    yield None
-    try:
-        obj = json.loads(text)
-    except Exception:
-        yield None, error(None, "bad_json", "not a JSON line; send one JSON object per line")
-        return
+        return None, error(None, "bad_json", "not a JSON line; send one JSON object per line")
     if type(obj) is not dict:
-        yield None, error(None, "not_object", 'send a JSON object like {"id": 1, "cmd": "hello"}')
-        return
+        return None, error(None, "not_object", 'send a JSON object like {"id": 1, "cmd": "hello"}')
     req_id = obj.get("id")
     if type(req_id) is not int or req_id < 0 or req_id > MAX_ID:
-        yield None, error(None, "bad_id", "id must be an integer 0..%d" % MAX_ID)
-        return
+        return None, error(None, "bad_id", "id must be an integer 0..%d" % MAX_ID)
     cmd = obj.get("cmd")
     if type(cmd) is not str or cmd not in COMMANDS:
-        yield (
-            None,
-            error(req_id, "unknown_cmd", "unknown cmd; known: " + ", ".join(sorted(COMMANDS))),
+        return None, error(
+            req_id, "unknown_cmd", "unknown cmd; known: " + ", ".join(sorted(COMMANDS))
         )
-        return
     for spec in COMMANDS[cmd]:
         name = spec[0]
         if name not in obj:
             if spec[2]:
-                yield None, error(req_id, "bad_field", "%s is required" % name, field=name)
-                return
+                return None, error(req_id, "bad_field", "%s is required" % name, field=name)
             continue
-        yield None
         reason = _check_field(spec, obj[name])
         if reason:
-            yield None, error(req_id, "bad_field", reason, field=name)
-            return
+            return None, error(req_id, "bad_field", reason, field=name)
     if cmd in ("arm", "fire"):
         mode = obj.get("mode", "random")
         if mode == "exact" and "cards" not in obj:
-            yield None, error(req_id, "bad_field", "mode exact needs cards", field="cards")
-            return
+            return None, error(req_id, "bad_field", "mode exact needs cards", field="cards")
         if mode != "exact" and "cards" in obj:
-            yield None, error(req_id, "bad_field", "cards only goes with mode exact", field="cards")
-            return
-    yield obj, None
+            return None, error(req_id, "bad_field", "cards only goes with mode exact", field="cards")
+    return obj, None
 
 
-_FIRST = ("id", "event", "ok", "error", "message")
-
-
-# Why a message is encoded in one json.dumps (issue 32): on rp2 (emulated RP2040, chip time) a
-# `status` reply took 4.5 ms built in Python a couple of fields at a time and 1.1 ms through
-# one json.dumps, and each piece was a loop iteration with an idle wait in between: a 60 ms
-# round trip. json.dumps runs in C and allocates its output once; what stays in Python is
-# putting the keys in the line's order (an OrderedDict per dict: MicroPython's dict keeps no
-# order), a few dozen keys at most (config_get's config, 31). Its time is bounded by the
-# message, which the firmware makes itself (no request can make a reply larger than
-# config_get's), and the pin IRQs take every edge meanwhile (docs/architecture.md).
-_ORDERS: dict = {}  # a line's message: the keys as the dict gives them -> the line's order
-
-
-def _order(value, top):
-    """The keys of `value` in the line's order: sorted, and for a line's message (`top`)
-    id/event/ok/error/message first. Kept per shape (a firmware sends a few dozen): sorting
-    15 keys is 0.4 ms of rp2 chip time."""
-    shape = tuple(value)
-    keys = _ORDERS.get(shape) if top else None
-    if keys is None:
-        keys = sorted(value)
-        if top:
-            first = [k for k in _FIRST if k in value]
-            keys = tuple(first + [k for k in keys if k not in first])
-            if len(_ORDERS) < 64 and value.get("event") != "boot":  # (sent once a boot)
-                _ORDERS[shape] = keys
-    return keys
-
-
-def _ordered(value, top=False):
-    """`value` with every dict an OrderedDict in the line's order (see _order)."""
-    t = type(value)
-    if t is dict:
-        od = OrderedDict()
-        for k in _order(value, top):
-            od[k] = _ordered(value[k])
-        return od
-    if t is list or t is tuple:
-        for v in value:
-            tv = type(v)
-            if tv is dict or tv is list or tv is tuple:
-                return [_ordered(v) for v in value]
-    return value
-
-
+# Why a message is encoded by one json.dumps of the dict as it is (issue 32), measured on rp2
+# (emulated RP2040, chip time) for a `status` reply: built in Python a couple of fields at a
+# time with its keys sorted, 4.5 ms; its keys put in order in an OrderedDict for one
+# json.dumps, 1.45 ms; id/ok dumped first and the rest joined on, 1.6 ms (a new 240-byte str
+# costs 0.2-0.8 ms there); json.dumps of the dict, 0.77 ms, and .encode() 0.02 ms more. So
+# the keys come in the order MicroPython's dict holds them (docs/protocol.md: readers must not
+# depend on key order). Its time is bounded by the message, which the firmware makes itself
+# (no request makes a reply larger than config_get's), and the pin IRQs take every edge
+# meanwhile.
 def encode(msg):
-    """One reply or event as a JSON line (no newline): id/event/ok/error/message first, then
-    the other keys sorted (nested objects' keys sorted too), so a person reading a serial
-    terminal finds things in one place."""
-    return json.dumps(_ordered(msg, True))
+    """One reply or event as a JSON text (no newline)."""
+    return json.dumps(msg)
 
 
 class Encoder:
@@ -468,7 +419,7 @@ class Encoder:
         jobs = self.jobs
         while jobs:
             try:
-                line = (encode(jobs[0][0]) + "\n").encode()
+                line = encode(jobs[0][0]).encode() + b"\n"  # (bytes: a str is slower)
             except KeyboardInterrupt:  # the unix port's Ctrl-C: the message goes next time
                 raise
             except Exception:  # a value it cannot encode: that message is lost, not the loop
