@@ -63,7 +63,9 @@ class Port:
         end = time.monotonic() + timeout
         out: list[bytes] = []
         while time.monotonic() < end and not out:
-            self.buf += self.s.read(4096)
+            # what is there, or one byte (waiting up to the port's 10 ms timeout for it): a
+            # read(4096) would wait out the timeout every time, 10 ms a round trip
+            self.buf += self.s.read(max(1, self.s.in_waiting))
             *out, self.buf = self.buf.split(b"\n")
         return [x.rstrip(b"\r") for x in out]
 

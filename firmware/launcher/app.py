@@ -335,10 +335,12 @@ class App:
             req, reply = protocol.parse(pending[i].pop(0))
             # what came before is encoded first: its lines then say what they said, and the
             # request can change what they read
-            self.encoder.run()
+            enc = self.encoder
+            if enc.jobs:
+                enc.run()
             # the clock as the request runs: a `fire` starts its burst then
             self.answer(req, reply, time.ticks_ms(), port)
-            self.encoder.run()
+            enc.run()
             done = True
         return done
 

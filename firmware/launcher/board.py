@@ -368,7 +368,10 @@ class UsbRxRing:
     def after(self, before):
         """A one-byte read is done: keep the candidates whose read index moved by one."""
         mem = machine.mem16
-        self.maybe = [at for at, was in zip(self.maybe, before) if mem[at] == (was + 1) % RX_SIZE]
+        maybe = self.maybe
+        self.maybe = [
+            maybe[i] for i in range(len(maybe)) if mem[maybe[i]] == (before[i] + 1) % RX_SIZE
+        ]
         self.tried += 1
         if self.tried >= RX_PROBATION or not self.maybe:
             if len(self.maybe) == 1:

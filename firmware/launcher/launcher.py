@@ -34,6 +34,7 @@ class Launcher:
     def __init__(
         self, cfg, motor, sensor, feedback, pattern, emit, info, now, save=None, apply=None
     ):
+        self._handlers: dict = {}  # cmd -> its bound _cmd_ method (handle)
         self.cfg = cfg
         self.motor = motor
         self.sensor = sensor
@@ -323,8 +324,10 @@ class Launcher:
         self.now = now
         self.beat_at = now  # the host hears the reply: the heartbeat can wait
         cmd = req["cmd"]
-        rid = req["id"]
-        return getattr(self, "_cmd_" + cmd)(req, rid, now)
+        run = self._handlers.get(cmd)
+        if run is None:  # bound once per command: "_cmd_" + cmd was 0.08 ms of rp2 chip time
+            run = self._handlers[cmd] = getattr(self, "_cmd_" + cmd)
+        return run(req, req["id"], now)
 
     def _ok(self, rid, fields=None):
         # every caller hands in a dict of its own: it becomes the reply, not copied (a copy of

@@ -98,6 +98,10 @@ class LineReader:
                 self._buf = bytearray()
                 out.append(TOO_LONG)
                 continue
+            # (strip() makes a new bytes object, 0.1 ms of rp2 chip time: only when needed)
+            if piece and piece[0] > 32 and piece[-1] > 32:
+                out.append(piece)
+                continue
             line = piece.strip()
             if line:
                 out.append(line)
@@ -384,7 +388,9 @@ def parse(line):
         if mode == "exact" and "cards" not in obj:
             return None, error(req_id, "bad_field", "mode exact needs cards", field="cards")
         if mode != "exact" and "cards" in obj:
-            return None, error(req_id, "bad_field", "cards only goes with mode exact", field="cards")
+            return None, error(
+                req_id, "bad_field", "cards only goes with mode exact", field="cards"
+            )
     return obj, None
 
 
