@@ -275,7 +275,7 @@ class App:
             data = port.read(until=until)  # a byte at least: input always moves on
             if data:
                 busy = True
-                if usb:
+                if usb and (self.takeover.at is not None or b"\x03" in data):
                     data = self.takeover.feed(data, now)
                     self.launcher.interrupts = self.takeover.interrupts
                 lines = links[i][1].feed(data)
@@ -327,7 +327,7 @@ class App:
                 port = ports[i]
                 # replies first: no new request while the last slice ran out of time with
                 # lines for that port still waiting (or it is behind)
-                if pending[i] and not (port.cut or port.behind()):
+                if pending[i] and not (port.cut or (port._q and port.behind())):
                     break
             else:
                 break

@@ -170,7 +170,9 @@ class Launcher:
     def tick(self, now):
         """Drive the burst in progress and the feedback. Called every loop iteration."""
         self.now = now
-        self.feedback.tick(now)
+        fb = self.feedback
+        if fb._steps or fb.fault_blink or fb._suspense_period:  # (a call is 50 us on rp2)
+            fb.tick(now)
         a = self.arming
         if a is not None and ticks_diff(now, self.beat_at) >= HEARTBEAT_MS:
             # a host waiting for this player's press hears that the loop still runs
