@@ -556,6 +556,13 @@ class Rp2040Launcher(SimBoard):
         if ev.get("hw") == "card" and isinstance(ev.get("left"), int):
             with self._lock:
                 self._cards = ev["left"]
+        # the chip's clock when it happened (issue 32: last card -> brake in chip time): a
+        # card leaves inside the model's step (its own clock), an output changes when the
+        # chip stopped to say so
+        if ev.get("hw") == "card":
+            ev["t_us"] = int(self._world.now_us)
+        elif ev.get("hw") == "motor":
+            ev["t_us"] = self._t_us
         self._report(ev)
 
     def _level(self, pin: int, value: int) -> None:
