@@ -21,84 +21,14 @@ PULL_UP = machine.Pin.PULL_UP
 
 # USB output (Outbox in launcher/protocol.py): the bytes per write that a POLLOUT on
 # sys.stdout promises to take at once, where the port cannot say how much room it has. The
-# rp2 port promises one free byte of its TX FIFO (but see UsbTxFifo: the FIFO's own indices
-# say how much is free, and a whole line goes in one write). The unix port under the
-# simulator (sys.platform "linux") writes to a pipe or a pty: Linux reports POLLOUT on a pipe
-# while a 4 KiB pipe buffer is free (a write <= PIPE_BUF then completes at once), on a pty
-# while its flip buffers are under their memory limit (so a new one of up to
-# TTY_BUFFER_PAGE, 1792 bytes, can still be had): 256 never waits on either. The simulated
-# board (`unolaunch sim`) charges each write the chip time it costs on rp2
-# (machine.sim_usb_write).
+# rp2 port promises one free byte of its TX FIFO (but launcher/usbcdc.py reads the FIFO's own
+# indices: a whole line goes in one write). The unix port under the simulator (sys.platform
+# "linux") writes to a pipe or a pty: Linux reports POLLOUT on a pipe while a 4 KiB pipe
+# buffer is free (a write <= PIPE_BUF then completes at once), on a pty while its flip buffers
+# are under their memory limit (so a new one of up to TTY_BUFFER_PAGE, 1792 bytes, can still
+# be had): 256 never waits on either. The simulated board (`unolaunch sim`) charges each write
+# the chip time it costs on rp2 (machine.sim_usb_write).
 TX_CHUNK = 256 if sys.platform == "linux" else 1
-# The rp2 port's USB CDC TX FIFO (TinyUSB CFG_TUD_CDC_TX_BUFSIZE at full speed,
-# shared/tinyusb/tusb_config.h) and where its tu_fifo_t may be: the static data below the heap
-TX_DEPTH = 256
-TX_PROBATION = 16
-_RAM = 0x20000000
-_RAM_SCAN = 32 * 1024
-
-
-class UsbTxFifo:
-    """How many bytes the rp2 port's USB CDC TX FIFO surely takes now (docs/architecture.md,
-    "USB at its speed"). MicroPython v1.28 keeps the CDC port in TinyUSB's cdcd_interface_t
-    (lib/tinyusb src/class/cdc/cdc_device.c): rx_ff and tx_ff, two tu_fifo_t (buffer pointer,
-    depth, item size, wr_idx, rd_idx: 12 bytes, 20 with the RP2040's multi-core mutexes)
-    followed by their 256-byte buffers. Found once by that shape in the static RAM (each
-    FIFO's buffer right behind the two structs, depth 256, one-byte items), and checked on
-    every write (the write index moved by what was written): anything else - another build,
-    another port - and free() is 0 for good, and the Outbox falls back on POLLOUT's one byte.
-    Free space is depth - (wr_idx - rd_idx) (tusb_fifo.c, _ff_count/_ff_remaining), read
-    as one 32-bit word; only the loop writes, so it only grows until the loop's next write."""
-
-    def __init__(self):
-        self.at = 0  # address of tx_ff.wr_idx (wr | rd << 16); 0: not found or given up
-        self.checks = TX_PROBATION  # writes still to check (wrote)
-        if sys.platform != "rp2":
-            return
-        try:
-            import uctypes
-
-            ram = bytes(uctypes.bytearray_at(_RAM, _RAM_SCAN))
-        except Exception:
-            return
-        mem = machine.mem32
-        i = ram.find(b"\x00\x01\x01\x00")  # rx_ff: depth 256, item size 1, not overwritable
-        while i >= 4:
-            fifo = _RAM + i - 4
-            if not fifo & 3:
-                for size in (12, 20):  # sizeof(tu_fifo_t) without / with the mutexes
-                    buf = fifo + 2 * size
-                    if (
-                        mem[fifo] == buf
-                        and mem[fifo + size] == buf + TX_DEPTH
-                        and machine.mem16[fifo + size + 4] == TX_DEPTH
-                    ):
-                        self.at = fifo + size + 8
-                        return
-            i = ram.find(b"\x00\x01\x01\x00", i + 1)
-
-    def free(self):
-        """Bytes a write surely takes now (0: unknown or full)."""
-        at = self.at
-        if not at:
-            return 0
-        w = machine.mem32[at]
-        wr = w & 0xFFFF
-        rd = w >> 16
-        count = wr - rd if wr >= rd else 2 * TX_DEPTH - (rd - wr)
-        return TX_DEPTH - count if count < TX_DEPTH else 0
-
-    def wrote(self, before, n):
-        """The write of `n` bytes sized by free() moved the write index by `n`, or the FIFO
-        is not what it seemed: given up. Checked for the first TX_PROBATION writes, then
-        trusted (a check is 0.1 ms of rp2 chip time)."""
-        self.checks -= 1
-        if self.at and ((machine.mem32[self.at] & 0xFFFF) - (before & 0xFFFF)) % (
-            2 * TX_DEPTH
-        ) != n % (2 * TX_DEPTH):
-            self.at = 0
-
-
 # The RP2040/RP2350 watchdog block. CTRL through its "atomic clear" alias (+0x3000): the
 # MicroPython WDT cannot be stopped, but the REPL handed over to a flasher must not be cut
 # short by a reset, so stop_watchdog() clears the ENABLE bit (bit 30) directly. REASON
@@ -313,72 +243,6 @@ def random_seed():
     return int.from_bytes(os.urandom(4), "little")
 
 
-# MicroPython's stdin ring on the rp2 port (ports/rp2/mphalport.c: stdin_ringbuf, a ringbuf_t
-# of MICROPY_HW_STDIN_BUFFER_LEN 512 bytes, py/ringbuf.h: buf pointer, size, iget, iput):
-# the USB task moves the host's bytes there (tud_cdc_rx_cb, shared/tinyusb/mp_usbd_cdc.c)
-RX_SIZE = 512
-RX_PROBATION = 24  # bytes read one at a time while the candidates are checked
-
-
-class UsbRxRing:
-    """How many bytes MicroPython's stdin ring holds now, so that the loop reads them in one
-    call (sys.stdin.buffer.read(n) waits for all n; a byte per select.poll cost about 75 us of
-    rp2 chip time a byte, 2 ms for a `status` request). The ring is found by its shape in the
-    static RAM (a pointer into RAM, then size 512 and two indices below it), and a candidate
-    is only trusted after RX_PROBATION bytes read one at a time moved its read index by one
-    each (a wrong guess would make a read wait for bytes that never come): until then, and
-    for good if none or several pass, the loop reads a byte per poll as before."""
-
-    def __init__(self):
-        self.at = 0  # address of iget (a uint16, iput right after it), once trusted
-        self.maybe = []  # candidates' iget addresses on probation
-        self.tried = 0
-        if sys.platform != "rp2":
-            return
-        try:
-            import uctypes
-
-            ram = bytes(uctypes.bytearray_at(_RAM, _RAM_SCAN))
-        except Exception:
-            return
-        mem = machine.mem16
-        i = ram.find(b"\x00\x02")  # size 512, little-endian
-        while i >= 0 and len(self.maybe) < 16:
-            if i % 4 == 0 and i >= 4:
-                at = _RAM + i + 2
-                ptr = machine.mem32[_RAM + i - 4]
-                if _RAM <= ptr < _RAM + 0x42000 and mem[at] < RX_SIZE and mem[at + 2] < RX_SIZE:
-                    self.maybe.append(at)
-            i = ram.find(b"\x00\x02", i + 1)
-
-    def waiting(self):
-        """Bytes in the ring (0: none, or the ring is not known)."""
-        at = self.at
-        if not at:
-            return 0
-        mem = machine.mem16
-        got = mem[at]  # only the loop's reads move it; then iput, which only the USB moves
-        return (mem[at + 2] - got) % RX_SIZE
-
-    def before(self):
-        """The candidates' read indices before a one-byte read (see after)."""
-        mem = machine.mem16
-        return [mem[at] for at in self.maybe]
-
-    def after(self, before):
-        """A one-byte read is done: keep the candidates whose read index moved by one."""
-        mem = machine.mem16
-        maybe = self.maybe
-        self.maybe = [
-            maybe[i] for i in range(len(maybe)) if mem[maybe[i]] == (before[i] + 1) % RX_SIZE
-        ]
-        self.tried += 1
-        if self.tried >= RX_PROBATION or not self.maybe:
-            if len(self.maybe) == 1:
-                self.at = self.maybe[0]
-            self.maybe = []
-
-
 class _Always:
     """A poll that always says "ready": a port whose write never waits (the unix board's
     UART, which select.poll cannot register)."""
@@ -433,7 +297,11 @@ class Serial(Outbox):
         self._in = sys.stdin.buffer
         self._buf = bytearray()
         self._rx1 = bytearray(1)  # the byte a read takes
-        self.ring = UsbRxRing()
+        self.fifo = self.ring = None  # launcher/usbcdc.py: the rp2 port's CDC FIFO and ring
+        if sys.platform == "rp2":
+            from launcher import usbcdc
+
+            self.fifo, self.ring = usbcdc.find(machine.mem32, machine.mem16)
         self.closed = False
         # output: its own poll object (with stdout in self._poll, wait() would never idle);
         # sys.stdout.buffer writes raw bytes (sys.stdout.write turns "\n" into a second
@@ -445,9 +313,8 @@ class Serial(Outbox):
         sim = getattr(machine, "sim_usb_write", None)  # never on a real Pico
         if sim is not None:
             put = sim(put)
-        self.fifo = UsbTxFifo()
         room = None
-        if self.fifo.at:
+        if self.fifo is not None and self.fifo.at:
             room = self.fifo.free
             put = self._checked
         Outbox.__init__(self, tx, put, time.ticks_us, room)
@@ -456,9 +323,10 @@ class Serial(Outbox):
         """A write sized by UsbTxFifo.free(), checked against the FIFO's write index for the
         first writes (UsbTxFifo.wrote); then the port's own write is used as it is."""
         fifo = self.fifo
+        assert fifo is not None  # (only put in place where it was found)
         if len(buf) < 2:  # (a one-byte write may be POLLOUT's, the FIFO full: DTR clear)
             return self._write(buf)
-        before = machine.mem32[fifo.at]
+        before = fifo.index()
         took = self._write(buf)
         fifo.wrote(before, len(buf))
         if not fifo.at:
@@ -494,7 +362,7 @@ class Serial(Outbox):
                 break
             if buf and until is not None and time.ticks_diff(time.ticks_us(), until) >= 0:
                 break  # a byte at least per call, whatever the time
-            n = ring.waiting()
+            n = ring.waiting() if ring is not None else 0
             if n > 1:  # all the ring holds in one call (it never waits: they are there)
                 n = min(n, limit - len(buf))
                 got = self._in.read(n)
@@ -503,11 +371,11 @@ class Serial(Outbox):
                     self.closed = True
                     break
                 continue
-            was = ring.before() if ring.maybe else None
+            was = ring.before() if ring is not None and ring.maybe else None
             if not self._in.readinto(one):
                 self.closed = True  # only on the unix port: the host closed our stdin
                 break
-            if was is not None:
+            if was is not None and ring is not None:
                 ring.after(was)
             buf.append(one[0])
         if not buf:
