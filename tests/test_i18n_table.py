@@ -52,13 +52,20 @@ def _type_in_pty(args: list[str], lines: list[str], timeout: float = 240) -> tup
     """Run ``unolaunch ARGS`` in a pseudo-terminal (prompt_toolkit's line editing, on a
     dumb terminal: table_pty.Player), typing ``lines``; return everything it wrote and its
     exit status. The output is read on a thread while the lines are typed, so neither side
-    ever waits on the other."""
+    ever waits on the other.
+
+    The terminal's own echo is off: the lines are typed ahead of their prompts, and a
+    terminal echoes type-ahead itself only while no prompt has it in raw mode, so a line's
+    newline read after the switch is not echoed and two typed lines ran together on the
+    screen ('g9wd4 blue': 4 of 12 tries at load 3). What is checked is what the table
+    writes, its prompt's own echo of each line included."""
     child = Spawn(
         sys.executable,
         ["-m", "unolaunch", *args],
         env=cli_env({"COLUMNS": "120", "TERM": "dumb"}),
         dimensions=(60, 120),
         timeout=timeout,
+        echo=False,
     )
     out = bytearray()
 
