@@ -319,10 +319,18 @@ class App:
         until `until` (one at least); USB's first. Returns True if it answered one."""
         pending = self.pending
         ports = self.ports
+        enc = self.encoder
         done = False
         while self.waiting:
             if done and time.ticks_diff(time.ticks_us(), until) >= 0:
                 break
+            if enc.jobs:
+                # what came before is encoded first: its lines then say what they said, and
+                # the request can change what they read (a long run of them, an `events`
+                # replay's, goes on next iteration, and this request after it)
+                enc.run(until)
+                if enc.jobs:
+                    break
             for i in range(len(pending)):
                 port = ports[i]
                 # replies first: no new request while the last slice ran out of time with
@@ -333,14 +341,9 @@ class App:
                 break
             self.waiting -= 1
             req, reply = protocol.parse(pending[i].pop(0))
-            # what came before is encoded first: its lines then say what they said, and the
-            # request can change what they read
-            enc = self.encoder
-            if enc.jobs:
-                enc.run()
             # the clock as the request runs: a `fire` starts its burst then
             self.answer(req, reply, time.ticks_ms(), port)
-            enc.run()
+            enc.run(until)
             done = True
         return done
 
