@@ -224,3 +224,31 @@ def test_item10_every_foul_a_reply_announces_is_counted_and_journaled(served: Se
     entries = served.session.journal.entries(served.session.id)
     assert len([e for e in entries if e.kind == "note" and e.data.get("foul")]) == len(fouls)
     assert s["launcher"]["presses"] == 0 and served.presses() == []
+
+
+def test_a_phones_press_between_a_move_and_the_launchers_arming_is_for_the_new_state(
+    served: Served,
+) -> None:
+    """A move is recorded, then the launcher re-armed (ATK-25); a phone's press that comes
+    in between (its page already shows the new state) was pressed on the old arming: Ann's
+    press right after the start card was a foul (ATK-26) and she then owed a press she had
+    made (a CI failure of the qps browser game, 'waited 20 s for a press', which re-pressed
+    to get past it), and Bob's press right after his own card fired cards for him on
+    Cy's turn. A phone's press is made on the arming of the state it was pressed at."""
+    served.session.apply({"by": "Cy", "choose": {"top": "r5"}})  # recorded, not yet armed
+    assert served.table.launcher.armed is None
+    status, reply = served.act({"by": "Ann", "press": True, "at": served.state()["at"]})
+    assert status == 202 and reply["armed"] is True and reply["outcome"] == "fired", reply
+    s = served.wait(lambda s: s["fire"] is not None, "Ann's press")
+    assert s["launcher"]["fouls"] == 0 and [p["by"] for p in served.presses()] == ["Ann"]
+    assert s["awaiting"]["by"] == "Bob"  # ATK-7: the press ended Ann's turn
+
+    served.table.sync_launcher()
+    assert served.table.launcher.armed.player == "Bob"
+    served.session.apply({"by": "Bob", "play": "r7"})
+    assert served.table.launcher.armed.player == "Bob"  # recorded, not yet re-armed
+    status, reply = served.act({"by": "Bob", "press": True, "at": served.state()["at"]})
+    assert status == 409 and reply["rule"] == "ATK-26", reply  # Cy's now: nothing pressed
+    time.sleep(0.5)
+    assert [p["by"] for p in served.presses()] == ["Ann"]
+    assert served.state()["launcher"]["presses"] == 1

@@ -448,11 +448,25 @@ class TableFront:
     def _press_now(self, player: str, at: int | None, launcher: Any) -> Reply:
         """:meth:`_press` once the button is this request's."""
         s = self.session
+        # A move is recorded, then the launcher re-armed for what the game awaits now
+        # (ATK-25): a press that comes in between would be made on the old arming (a foul
+        # for a press now owed, or cards for the player who just moved). Arm first; the
+        # check below then refuses a press if the game moved on again meanwhile. (Not under
+        # the session's lock: arming takes the launcher's lock, then the session's.)
+        self.table.sync_launcher()
         with s.lock:  # checked and pressed in one step: nothing moves the game in between
             try:
                 s.expect(at)
             except StaleLine as exc:
                 return stale(exc)
+            if getattr(launcher, "armed", None) != s.arming():  # moved on since the arming
+                return refused(
+                    409,
+                    _(
+                        "the launcher is being armed for the game's new state: nothing was "
+                        "pressed (press again if it is still yours)"
+                    ),
+                )
             if at is not None and self._pressed.get(player) == at:
                 return refused(
                     409,
