@@ -63,7 +63,9 @@ class Port:
         end = time.monotonic() + timeout
         out: list[bytes] = []
         while time.monotonic() < end and not out:
-            self.buf += self.s.read(4096)
+            # what is there, or one byte (waiting up to the port's 10 ms timeout for it): a
+            # read(4096) would wait out the timeout every time, 10 ms a round trip
+            self.buf += self.s.read(max(1, self.s.in_waiting))
             *out, self.buf = self.buf.split(b"\n")
         return [x.rstrip(b"\r") for x in out]
 
@@ -148,14 +150,7 @@ def measure_deaf(board: str, requests: int = 20) -> dict[str, Any]:
     sim = make_launcher(board, cards=112).start()
     try:
         port = Port(sim.port)
-        t0 = time.monotonic()
-        while True:
-            try:
-                port.request("hello", timeout=3)
-                break
-            except TimeoutError:
-                if time.monotonic() - t0 > 60:
-                    raise
+        _wait_hello(port, board)
         port.request("mode", mode="hosted")  # a press unarmed is a foul: no burst
         _drain(port, 0.5)
         _gap_ms(port)
@@ -194,19 +189,134 @@ def measure_deaf(board: str, requests: int = 20) -> dict[str, Any]:
     return out
 
 
+KINDS = (
+    ("status", {}),
+    ("hello", {"protocol": 3}),
+    ("seed", {"seed": 7}),
+    ("config_get", {}),
+)
+
+
+def _wait_hello(port: Port, board: str) -> None:
+    """The first `hello`, sent once and waited for as long as the board needs (a boot takes
+    about 0.4 s of rp2040 chip time, far more of wall time): no resends (each would be
+    answered, after the last one's timeout: issue 32)."""
+    port.request("hello", timeout=120 if board == "rp2040" else 30)
+
+
+def _round_trip_ms(port: Port, sim: Any, cmd: str, **args: Any) -> float:
+    """One request's round trip in the board's own time: on the rp2040 board from its
+    newline reaching the chip to its reply's reaching the host (``usb_line_times``), on the
+    unix board (whose clock is real time) the host's wall clock around it."""
+    marks = getattr(sim, "usb_line_times", None)
+    if marks is None:
+        a = time.perf_counter()
+        port.request(cmd, timeout=30, **args)
+        return (time.perf_counter() - a) * 1000
+    marks()
+    port.request(cmd, timeout=60, **args)
+    nl_in, nl_out = marks()
+    return (nl_out[-1] - nl_in[-1]) / 1000
+
+
+def _burst_of_lines(port: Port, sim: Any, n: int) -> tuple[int, float]:
+    """``n`` `config_get` requests sent at once with the host reading: bytes of replies and
+    the board-clock ms from the first reply line to the last."""
+    marks = getattr(sim, "usb_line_times", None)
+    if marks is not None:
+        marks()
+    first = port.next_id
+    port.next_id += n
+    port.s.write(b"".join(b'{"id": %d, "cmd": "config_get"}\n' % (first + i) for i in range(n)))
+    got: list[bytes] = []
+    a = time.perf_counter()
+    t_first = None
+    end = time.monotonic() + 120
+    while time.monotonic() < end and not any(b'"id": %d,' % (first + n - 1) in x for x in got):
+        new = port.lines(1.0)
+        if new and t_first is None:
+            t_first = time.perf_counter()
+        got += new
+    wall_ms = (time.perf_counter() - (t_first or a)) * 1000
+    sent = sum(len(x) + 1 for x in got if b'"config"' in x)
+    if marks is not None:
+        _, nl_out = marks()
+        return sent, (nl_out[-1] - nl_out[0]) / 1000
+    return sent, wall_ms
+
+
+def measure_speed(board: str, requests: int = 40) -> dict[str, Any]:
+    """Issue 32's figures, in the board's own time (rp2040: chip time; unix: real time)."""
+    out: dict[str, Any] = {}
+    sim = make_launcher(board, cards=112).start()
+    try:
+        port = Port(sim.port)
+        _wait_hello(port, board)
+        _drain(port, 0.5)
+        perf = port.request("status", timeout=60, perf=True)["perf"]
+        out["mem_free_boot_kb"] = perf["mem_free_boot"] / 1024
+        for cmd, args in KINDS:
+            times = sorted(
+                _round_trip_ms(port, sim, cmd, **args)
+                for _ in range(requests if cmd == "status" else max(5, requests // 4))
+            )
+            out[f"rt_{cmd}_median"] = statistics.median(times)
+            out[f"rt_{cmd}_max"] = times[-1]
+        sent, ms = _burst_of_lines(port, sim, 10)
+        out["read_kbps"] = sent / 1024 / (ms / 1000) if ms > 0 else None
+        # a backlog after the host paused: the queue's 2 KB out after `unstall`
+        sim.stall()
+        for i in range(14):
+            port.s.write(b'{"id": %d, "cmd": "status"}\n' % (900 + i))
+        time.sleep(1.5 if board == "rp2040" else 0.5)
+        marks = getattr(sim, "usb_line_times", None)
+        if marks is not None:
+            marks()
+        a = time.perf_counter()
+        sim.unstall()
+        got: list[bytes] = []
+        end = time.monotonic() + 60
+        while time.monotonic() < end and not any(b'"id": 913' in x for x in got):
+            got += port.lines(1.0)
+        wall_ms = (time.perf_counter() - a) * 1000
+        backlog = sum(len(x) + 1 for x in got)
+        out["backlog_bytes"] = backlog
+        if marks is not None:
+            _, nl_out = marks()
+            out["backlog_ms"] = (nl_out[-1] - nl_out[0]) / 1000
+        else:
+            out["backlog_ms"] = wall_ms
+        _drain(port, 0.5)
+        # a burst: press -> motor, last card -> brake, collections and the loop's gap in it
+        gcs = port.request("status", timeout=60, perf=True)["perf"]["gcs"]
+        port.request("arm", player="Ann", presses=1, mode="exact", cards=10)
+        seen = len(sim.hw_events())
+        sim.control("press")
+        _drain(port, 30, until=b'"event": "eject"')
+        _drain(port, 1.0)
+        perf = port.request("status", timeout=60, perf=True)["perf"]
+        out["press_to_motor_ms"] = perf["press_to_motor_ms"]
+        out["burst_gap_ms"] = perf["inputs_gap_us_max"] / 1000
+        out["burst_gcs"] = perf["gcs"] - gcs  # (the loop's own: never while a burst runs)
+        hw = sim.hw_events()[seen:]
+        cards = [ev["t_us"] for ev in hw if ev.get("hw") == "card" and "t_us" in ev]
+        brakes = [ev["t_us"] for ev in hw if ev.get("brake") and "t_us" in ev]
+        before = [t for t in cards if brakes and t <= brakes[0]]
+        if before:  # the last card the burst counted (one out after the brake is a stray)
+            out["card_to_brake_ms"] = (brakes[0] - before[-1]) / 1000
+        port.close()
+    finally:
+        sim.close()
+    return out
+
+
 def measure(board: str, requests: int) -> dict[str, Any]:
     out: dict[str, Any] = {}
     t0 = time.monotonic()
     sim = make_launcher(board, cards=112).start()
     try:
         port = Port(sim.port)
-        while True:
-            try:
-                port.request("hello", timeout=0.5)
-                break
-            except TimeoutError:
-                if time.monotonic() - t0 > 60:
-                    raise
+        _wait_hello(port, board)
         out["start_to_hello_s"] = time.monotonic() - t0
         port.request("arm", player="Ann", presses=1, mode="exact", cards=1)
         sim.control("press")
@@ -264,15 +374,58 @@ def measure(board: str, requests: int) -> dict[str, Any]:
     return out
 
 
+SPEED_ROWS = [
+    ("round trip, board clock (ms)", "", ""),
+    *[(f"  {cmd}, median / max", f"rt_{cmd}", "{:.2f} / {:.2f}") for cmd, _ in KINDS],
+    ("output, host reading (10 config_get)", "read_kbps", "{:.0f} KB/s"),
+    ("backlog after unstall", "backlog_bytes", "{} bytes"),
+    ("  delivered in", "backlog_ms", "{:.1f} ms"),
+    ("press -> motor on", "press_to_motor_ms", "{} ms"),
+    ("last card -> brake", "card_to_brake_ms", "{:.2f} ms"),
+    ("longest loop gap, a 10-card burst", "burst_gap_ms", "{:.2f} ms"),
+    ("  the loop's collections around it", "burst_gcs", "{}"),
+    ("heap free after boot", "mem_free_boot_kb", "{:.0f} KB"),
+]
+
+
+def _print_table(rows: list[tuple[str, str, str]], boards: list[str], results: Any) -> None:
+    print(f"{'':38}" + "".join(f"{b:>16}" for b in boards))
+    for label, key, fmt in rows:
+        if not key:
+            print(label)
+            continue
+        cells = []
+        for b in boards:
+            r = results[b]
+            if key.startswith("rt_"):
+                med, top = r.get(key + "_median"), r.get(key + "_max")
+                cells.append(fmt.format(med, top) if med is not None else "-")
+                continue
+            v = r.get(key)
+            cells.append(fmt.format(v) if v is not None else "-")
+        if any(c != "-" for c in cells):
+            print(f"{label:38}" + "".join(f"{c:>16}" for c in cells))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--requests", type=int, default=200)
-    ap.add_argument("--boards", default="unix,rp2040")
+    ap.add_argument("--requests", type=int, default=40)
+    ap.add_argument("--boards", default="rp2040,unix")
+    ap.add_argument(
+        "--full", action="store_true", help="also start, flash, board speed and issue 20's figures"
+    )
     ap.add_argument(
         "--deaf-only", action="store_true", help="only the unobserved-inputs figures (issue 20)"
     )
     args = ap.parse_args()
     boards = args.boards.split(",")
+    if not args.deaf_only:
+        speed = {b: measure_speed(b, args.requests) for b in boards}
+        print("issue 32, in each board's own time (rp2040: chip time; unix: real time)")
+        _print_table(SPEED_ROWS, boards, speed)
+        if not args.full:
+            return
+        print()
     if args.deaf_only:
         results = {b: measure_deaf(b) for b in boards}
     else:
@@ -308,17 +461,7 @@ def main() -> None:
         ("20k-iteration loop, wall clock", "loop_wall_ms", "{:.0f} ms"),
         ("board clock / wall clock", "speed_vs_board_clock", "{:.2f}x"),
     ]
-    print(f"{'':38}" + "".join(f"{b:>16}" for b in boards))
-    for label, key, fmt in rows:
-        if not key:
-            print(label)
-            continue
-        cells = []
-        for b in boards:
-            v = results[b].get(key)
-            cells.append(fmt.format(v) if v is not None else "-")
-        if any(c != "-" for c in cells):
-            print(f"{label:38}" + "".join(f"{c:>16}" for c in cells))
+    _print_table(rows, boards, results)
     if "rp2040" in results and "speed_vs_board_clock" in results["rp2040"]:
         speed = results["rp2040"]["speed_vs_board_clock"]
         print(

@@ -160,6 +160,11 @@ def test_sim_shows_a_self_tests_beeps_without_v(tmp_path: Path) -> None:
     try:
         device = proc.stdout.readline().strip()
         with open_launcher(device, timeout=10) as client:
+            # the boot's ready chime (feedback.READY, 210 ms from boot: its first note is
+            # the self-test's 2700 Hz) is over first, or a beep that follows it straight on
+            # is one long note (since issue 32 `hello` is answered well inside the chime)
+            while client.request("status")["uptime_ms"] < 300:
+                pass
             client.request("test", part="buzzer", ms=60, count=3)
             client.wait_for(lambda e: e.get("event") == "tested", timeout=20)
             client.request("test", part="led", ms=60, count=3)

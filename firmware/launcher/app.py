@@ -17,17 +17,15 @@ from launcher.sensor import Sensor
 from launcher.version import VERSION
 
 IDLE_MS = 1  # longest wait per loop iteration when there is nothing to do
-# The inputs are sampled once per iteration, so an iteration must stay short however much the
-# host says or asks (issue 20 aims at 2 ms of chip time between two looks). After the inputs
-# and the launcher's tick, an iteration does at most one piece of the request being answered
-# (the line decoded, its JSON parsed, a field checked, or the request run), then encodes
-# replies and events a piece at a time, no such piece (0.1-0.8 ms on rp2) begun later than
-# SLICE_US after the iteration's start, reads bytes until then and writes them until then
-# or for WRITE_MIN_US, whichever ends later (output keeps its pace when the rest took the
-# slice: a flood of requests on the UART). What is left goes on in the next iterations
-# (launcher/protocol.py: parse_steps, Encoder, Outbox). Measured on the emulated RP2040:
-# 3.3-5.1 ms at most between two looks, outside a garbage collection
-# (docs/firmware-tests.md).
+# The inputs are watched by hard pin IRQs that timestamp every edge (launcher/edges.py), and
+# sampled once per iteration. A request is answered in the iteration that read its newline
+# (issue 32): parsed, run, its reply encoded in one json.dumps (launcher/protocol.py, encode)
+# and written, as much as the USB port takes at once (a line or the FIFO's free space per
+# write: board.Serial). Further requests and queued events are taken up only until SLICE_US
+# after the iteration's start (one request at least per iteration, so work always moves on),
+# and output is written until then or for WRITE_MIN_US, whichever ends later (output keeps
+# its pace when the rest took the slice: a flood of requests on the UART). What is left goes
+# on in the next iterations.
 SLICE_US = 1400
 WRITE_MIN_US = 1000
 # Garbage collection (about 12 ms of rp2 chip time, all of it in one go: MicroPython's
@@ -128,10 +126,7 @@ class App:
         self.ports = tuple([port for port, _ in self.links])  # every port hears an event
         self.encoder = protocol.Encoder(time.ticks_us)  # replies and events, in order
         self.pending: list = [[] for _ in self.links]  # lines read, not yet parsed, per port
-        self.job = None  # the request being answered (_serve), a piece per iteration
         self.waiting = 0  # lines in self.pending
-        self.late = False  # the last iteration had no time for the request's next piece
-        self.job_waits = False  # the request is parsed and waits for the encoder
         self.gc_made = 0  # encoder.made at the last collection
         self.idle_litter = 0  # garbage of the idle waits since the last collection
         self.gcs = 0  # collections the loop made
@@ -255,34 +250,13 @@ class App:
         if self.sensor is not None:
             self.sensor.poll(time.ticks_us())
         self.launcher.tick(now)
-        # the time slice: no piece of work (a request's, a message's: up to 0.8 ms on rp2,
-        # a byte read or written) begins after `until`
+        # the time slice: no request or message (0.2-1.5 ms on rp2) is begun after `until`
+        # but the first, no byte read after it
         until = time.ticks_add(t, SLICE_US)
         ports = self.ports
         for port in ports:
             port.until = until
         enc = self.encoder
-        # A larger piece begins only before `until`: a request's next piece, then the
-        # encoder's (as many as fit). When the inputs left no time for one, the next
-        # iteration does one whatever the time (`late`), so that work always moves on.
-        # (the checks before each call keep an idle iteration short: a call is 50 us on rp2)
-        late = self.late
-        self.late = False
-        req = (
-            self.leave is None
-            and (self.job is not None or self.waiting > 0)
-            and not (self.job_waits and enc.jobs)  # then the encoder's turn
-        )
-        if req or enc.jobs:
-            busy = True
-            if late or time.ticks_diff(time.ticks_us(), until) < 0:
-                if req:
-                    self._request()
-                    late = False  # a piece done: the encoder's only if there is time left
-                if enc.jobs and (late or time.ticks_diff(time.ticks_us(), until) < 0):
-                    enc.run(until)
-            else:
-                self.late = True
         links = self.links
         for i in range(len(links)):
             port = ports[i]
@@ -301,7 +275,7 @@ class App:
             data = port.read(until=until)  # a byte at least: input always moves on
             if data:
                 busy = True
-                if usb:
+                if usb and (self.takeover.at is not None or b"\x03" in data):
                     data = self.takeover.feed(data, now)
                     self.launcher.interrupts = self.takeover.interrupts
                 lines = links[i][1].feed(data)
@@ -309,6 +283,11 @@ class App:
                 self.waiting += len(lines)
                 if usb and self.takeover.replay is not None:
                     self.leave = "ctrl_c"
+        if self.waiting and self.leave is None and self._requests(until):
+            busy = True
+        if enc.jobs:  # events (and what a used-up slice left)
+            busy = True
+            enc.run(until)
         # output the port could not take at once (or a slice had no time for), as far as it
         # can now, and for WRITE_MIN_US at least (so that output keeps a pace when the rest
         # of the iteration took the slice: a flood of requests on a busy chip); a cut slice
@@ -335,64 +314,47 @@ class App:
         # of milliseconds)
         return busy
 
-    def _request(self):
-        """The first work after the inputs: the request being served goes on by one piece
-        (its JSON decoded, a field checked, the request run: 0.1-0.8 ms of rp2 chip time
-        each), or the next line waiting is taken up (USB's first). Returns True if it
-        did something."""
-        job = self.job
-        if job is None:
-            pending = self.pending
+    def _requests(self, until):
+        """Answer the lines read, each whole (parsed, run, its reply encoded and written),
+        until `until` (one at least); USB's first. Returns True if it answered one."""
+        pending = self.pending
+        ports = self.ports
+        enc = self.encoder
+        done = False
+        while self.waiting:
+            if done and time.ticks_diff(time.ticks_us(), until) >= 0:
+                break
+            if enc.jobs:
+                # what came before is encoded first: its lines then say what they said, and
+                # the request can change what they read (a long run of them, an `events`
+                # replay's, goes on next iteration, and this request after it)
+                enc.run(until)
+                if enc.jobs:
+                    break
             for i in range(len(pending)):
-                port = self.ports[i]
+                port = ports[i]
                 # replies first: no new request while the last slice ran out of time with
                 # lines for that port still waiting (or it is behind)
-                if pending[i] and not (port.cut or port.behind()):
-                    self.waiting -= 1
-                    job = self.job = self._serve(pending[i].pop(0), port)
+                if pending[i] and not (port.cut or (port._q and port.behind())):
                     break
             else:
-                return False
-        try:
-            for _ in job:
-                return True  # a piece done; the next one next iteration
-        except BaseException:  # KeyboardInterrupt (the unix port), or a bug: not again
-            self.job = None
-            self.job_waits = False
-            raise
-        self.job = None
-        return True
-
-    def _serve(self, line, port):
-        """Answer one line in pieces (a generator: see _request)."""
-        req = reply = None
-        for step in protocol.parse_steps(line):
-            if step is not None:
-                req, reply = step  # the last: (request, error reply)
-            yield
-        # what came before is encoded first: its lines then say what they said, and the
-        # request can change what they read
-        self.job_waits = True
-        while self.encoder.jobs:
-            yield
-        self.job_waits = False
-        # the clock as the request runs: a `fire` starts its burst then
-        self.answer(req, reply, time.ticks_ms(), port)
+                break
+            self.waiting -= 1
+            req, reply = protocol.parse(pending[i].pop(0))
+            # the clock as the request runs: a `fire` starts its burst then
+            self.answer(req, reply, time.ticks_ms(), port)
+            enc.run(until)
+            done = True
+        return done
 
     def _answer_all(self):
         """The loop is about to end (a takeover): every request read so far is answered."""
-        job = self.job
-        self.job = None
-        self.job_waits = False
-        if job is not None:
-            self.encoder.run()
-            for _ in job:
-                pass
         for i in range(len(self.pending)):
             todo = self.pending[i]
             while todo:
                 self.waiting -= 1
                 req, reply = protocol.parse(todo.pop(0))
+                self.encoder.run()
                 self.answer(req, reply, time.ticks_ms(), self.ports[i])
         self.encoder.run()
         for port in self.ports:

@@ -20,16 +20,15 @@ PIN_IN = machine.Pin.IN
 PULL_UP = machine.Pin.PULL_UP
 
 # USB output (Outbox in launcher/protocol.py): the bytes per write that a POLLOUT on
-# sys.stdout promises to take at once. The rp2 port promises one free byte of its TX FIFO.
-# The unix port under the simulator (sys.platform "linux") writes to a pipe or a pty: Linux
-# reports POLLOUT on a pipe while a 4 KiB pipe buffer is free (a write <= PIPE_BUF then
-# completes at once), on a pty while its flip buffers are under their memory limit (so a new
-# one of up to TTY_BUFFER_PAGE, 1792 bytes, can still be had): 256 never waits on either,
-# and is 256 times fewer writes.
-# The unix board may model the rp2 port's USB instead (`unolaunch sim`: machine.SIM_TX_CHUNK,
-# and machine.sim_usb_write charges each write the chip time it costs on rp2).
-TX_CHUNK = getattr(machine, "SIM_TX_CHUNK", 256 if sys.platform == "linux" else 1)
-
+# sys.stdout promises to take at once, where the port cannot say how much room it has. The
+# rp2 port promises one free byte of its TX FIFO (but launcher/usbcdc.py reads the FIFO's own
+# indices: a whole line goes in one write). The unix port under the simulator (sys.platform
+# "linux") writes to a pipe or a pty: Linux reports POLLOUT on a pipe while a 4 KiB pipe
+# buffer is free (a write <= PIPE_BUF then completes at once), on a pty while its flip buffers
+# are under their memory limit (so a new one of up to TTY_BUFFER_PAGE, 1792 bytes, can still
+# be had): 256 never waits on either. The simulated board (`unolaunch sim`) charges each write
+# the chip time it costs on rp2 (machine.sim_usb_write).
+TX_CHUNK = 256 if sys.platform == "linux" else 1
 # The RP2040/RP2350 watchdog block. CTRL through its "atomic clear" alias (+0x3000): the
 # MicroPython WDT cannot be stopped, but the REPL handed over to a flasher must not be cut
 # short by a reset, so stop_watchdog() clears the ENABLE bit (bit 30) directly. REASON
@@ -298,17 +297,44 @@ class Serial(Outbox):
         self._in = sys.stdin.buffer
         self._buf = bytearray()
         self._rx1 = bytearray(1)  # the byte a read takes
+        self.fifo = self.ring = None  # launcher/usbcdc.py: the rp2 port's CDC FIFO and ring
+        if sys.platform == "rp2":
+            from launcher import usbcdc
+
+            self.fifo, self.ring = usbcdc.find(machine.mem32, machine.mem16)
         self.closed = False
         # output: its own poll object (with stdout in self._poll, wait() would never idle);
         # sys.stdout.buffer writes raw bytes (sys.stdout.write turns "\n" into a second
         # write of "\r\n") and returns what the port took
         tx = select.poll()
         tx.register(sys.stdout, select.POLLOUT)
-        put = sys.stdout.buffer.write
+        self._write = sys.stdout.buffer.write
+        put = self._write
         sim = getattr(machine, "sim_usb_write", None)  # never on a real Pico
         if sim is not None:
             put = sim(put)
-        Outbox.__init__(self, tx, put, time.ticks_us)
+        room = None
+        if self.fifo is not None and self.fifo.at:
+            room = self.fifo.free
+            put = self._checked
+        Outbox.__init__(self, tx, put, time.ticks_us, room)
+
+    def _checked(self, buf):
+        """A write sized by UsbTxFifo.free(), checked against the FIFO's write index for the
+        first writes (UsbTxFifo.wrote); then the port's own write is used as it is."""
+        fifo = self.fifo
+        assert fifo is not None  # (only put in place where it was found)
+        if len(buf) < 2:  # (a one-byte write may be POLLOUT's, the FIFO full: DTR clear)
+            return self._write(buf)
+        before = fifo.index()
+        took = self._write(buf)
+        fifo.wrote(before, len(buf))
+        if not fifo.at:
+            self._room = None  # not the FIFO it seemed: POLLOUT's byte, as before issue 32
+            self._put = self._write
+        elif fifo.checks <= 0:
+            self._put = self._write
+        return took
 
     def wait(self, timeout_ms):
         """Sleep until input arrives or timeout_ms passes (the loop's idle)."""
@@ -327,6 +353,7 @@ class Serial(Outbox):
         """
         buf = self._buf
         one = self._rx1
+        ring = self.ring
         while len(buf) < limit:
             ready = False
             for _ in self._poll.ipoll(0):  # a method called, not kept: no bound method made
@@ -335,9 +362,21 @@ class Serial(Outbox):
                 break
             if buf and until is not None and time.ticks_diff(time.ticks_us(), until) >= 0:
                 break  # a byte at least per call, whatever the time
+            n = ring.waiting() if ring is not None else 0
+            if n > 1:  # all the ring holds in one call (it never waits: they are there)
+                n = min(n, limit - len(buf))
+                got = self._in.read(n)
+                buf.extend(got)
+                if len(got) != n:  # (never seen: the stream ended, the unix port only)
+                    self.closed = True
+                    break
+                continue
+            was = ring.before() if ring is not None and ring.maybe else None
             if not self._in.readinto(one):
                 self.closed = True  # only on the unix port: the host closed our stdin
                 break
+            if was is not None and ring is not None:
+                ring.after(was)
             buf.append(one[0])
         if not buf:
             return b""

@@ -35,7 +35,7 @@ class Button:
 
         The event's time (changed_at) is when the new level began (its edge, or the sample
         that first saw it), not when the debounce time ran out."""
-        raw = self.raw()
+        raw = self.pin.value() == self.pressed_value  # (self.raw(): a call more, 50 us on rp2)
         f = self._f
         if f is None:
             # the level at start-up is the state, not an event (a held button is safe mode)

@@ -2,7 +2,6 @@
 # validation and reply/event encoding. No I/O of its own: feed(bytes) -> lines, parse(line)
 # -> request or error reply, encode(dict) -> text line, Outbox: lines out to a port.
 import json
-from collections import OrderedDict
 
 from launcher.ticks import ticks_diff
 
@@ -81,36 +80,49 @@ class LineReader:
 
     def feed(self, data):
         out: list = []
-        start = 0
-        while True:
-            i = data.find(b"\n", start)
-            if i < 0:
-                self._add(data[start:])
+        lines = data.split(b"\n")  # (C: a line's bytes are not looked at one by one here)
+        last = len(lines) - 1
+        for i in range(last + 1):
+            piece = lines[i]
+            if i == last:
+                self._add(piece)  # no newline yet: the line goes on in the next feed
                 return out
-            self._add(data[start:i])
-            start = i + 1
+            if self._buf:
+                self._add(piece)
+                piece = bytes(self._buf)
+                self._buf = bytearray()
+            elif len(piece) > self.max_len:
+                self._over = True
             if self._over:
                 self._over = False
+                self._buf = bytearray()
                 out.append(TOO_LONG)
                 continue
-            line = bytes(self._buf).strip()
-            self._buf = bytearray()
+            # (strip() makes a new bytes object, 0.1 ms of rp2 chip time: only when needed)
+            if piece and piece[0] > 32 and piece[-1] > 32:
+                out.append(piece)
+                continue
+            line = piece.strip()
             if line:
                 out.append(line)
+        return out
 
 
 # Output framing: lines out to a port without ever making the loop wait (docs/protocol.md,
-# "Framing"). The port is a poll object and a write function (board.Serial: USB serial).
+# "Framing"; docs/architecture.md, "USB at its speed"). The port is a poll object, a write
+# function and, where the port can say it, how many bytes a write takes now (`room`).
 #
-# Why `chunk` is 1 on a Pico (MicroPython v1.28 rp2 port): a write to the USB serial port while
-# a host holds it open (DTR set) takes what fits in the 256-byte TX FIFO, then waits up to
-# MICROPY_HW_USB_CDC_TX_TIMEOUT (500 ms) for the host to make room and drops the rest
-# (mp_usbd_cdc_tx_strn, shared/tinyusb/mp_usbd_cdc.c), and select.poll on sys.stdout reports
-# POLLOUT as soon as ONE byte is free (mp_usbd_cdc_poll_interfaces: tud_cdc_write_available()
-# > 0). Nothing else in the loop writes to the port, so the free space only grows between the
-# poll and the write: `chunk` bytes after a POLLOUT never wait when the port promises that
-# many. With no host (DTR clear) POLLOUT is always set and the FIFO overwrites its oldest
-# bytes: nothing waits, as before.
+# What never waits (MicroPython v1.28 rp2 port, shared/tinyusb/mp_usbd_cdc.c): a write to the
+# USB serial port while a host holds it open (DTR set) puts min(n, tud_cdc_write_available())
+# bytes in the 256-byte TX FIFO and returns at once if that was all of it; only a write longer
+# than the free space waits, up to MICROPY_HW_USB_CDC_TX_TIMEOUT (500 ms), for the host to make
+# room (mp_usbd_cdc_tx_strn). So a write of at most the FIFO's free space never waits, and
+# nothing else writes to the port while the loop runs: free space only grows between a look
+# and the write. `room()` (board.Serial: the FIFO's own indices) says that space: a line, or as
+# much of it as fits, goes in one write. Where the port cannot say it, select.poll's POLLOUT
+# promises `chunk` bytes (rp2: ONE free byte, mp_usbd_cdc_poll_interfaces; a unix pipe or pty:
+# 256), and that is what is written per look. With no host (DTR clear) POLLOUT is always set
+# and the FIFO overwrites its oldest bytes: nothing waits either.
 #
 # Why a line is never cut: the write returns what the port took, and a line that has started
 # is finished (across loop iterations if need be) before the next one begins. So the host gets
@@ -122,26 +134,25 @@ class LineReader:
 # request sent once the host reads again is among them. The line right after a gap carries
 # "dropped": N, the lines lost just before it, so the host knows to ask `status`.
 #
-# Why output goes in slices (issue 20): on rp2 each poll + one-byte write costs about 80 us of
-# chip time (a USB transfer is started per write), so a 200-byte reply written at once kept
-# the loop from its button and beam for 16 ms, and a 2 KB backlog for 170 ms. With a clock
-# (`clock_us`, time.ticks_us) and a deadline (`until`, set by the loop for each iteration) no
-# write starts after the deadline: the rest goes in the next iterations, and the inputs are
-# sampled in between. Without them (unit tests) a flush writes all the port takes. A one-byte
-# write goes from a buffer allocated once (a memoryview slice per byte was 30 bytes of garbage
-# per byte sent, and garbage means collections: about 10 ms each on rp2).
+# Output goes in slices (issue 20): with a clock (`clock_us`, time.ticks_us) and a deadline
+# (`until`, set by the loop for each iteration) no write starts after the deadline: the rest
+# goes in the next iterations, and the inputs are sampled in between. Without them (unit
+# tests) a flush writes all the port takes. A one-byte write goes from a buffer allocated once;
+# a whole line goes as it is (no slice of it made).
 class Outbox:
     """Lines (JSON objects) out to a port. `tx`: a select.poll with the port registered for
     POLLOUT - any event means it takes `chunk` bytes now; put(buf): writes bytes, returns how
-    many the port took (0/None: none); clock_us: () -> ticks_us, for `until`."""
+    many the port took (0/None: none); clock_us: () -> ticks_us, for `until`; room: None, or
+    () -> the bytes a write surely takes now without waiting (0: ask POLLOUT)."""
 
     chunk = 1  # bytes per write (board.py: what a POLLOUT promises on this port)
     max_bytes = 2048  # waiting for the host at most (about 10 lines)
     drains = False  # True: a full port is only slow (a UART's wire), never a host not reading
 
-    def __init__(self, tx, put, clock_us=None):
+    def __init__(self, tx, put, clock_us=None, room=None):
         self._tx = tx
         self._put = put
+        self._room = room
         self._clock = clock_us
         self.until = None  # ticks_us after which no write starts (None: no limit)
         self.cut = False
@@ -170,6 +181,17 @@ class Outbox:
     def write_line(self, line):
         """Queue one line (bytes, with its newline) and write what the port takes now."""
         q = self._q
+        room = self._room
+        if not q and room is not None and room() >= len(line):
+            # the usual case while the host reads: nothing waits and the line fits (issue 32)
+            try:
+                took = self._put(line)
+            except (OSError, TypeError):
+                took = 0
+            if took == len(line):
+                self.cut = self.full = False
+                return
+            line = line[took or 0 :]  # (never seen: room() said it fits) the rest waits
         # the host's port is full (it does not read): past max_bytes the oldest line waiting
         # goes. A queue that only waits for this end's next slice keeps its lines (the loop
         # reads no requests meanwhile: behind()), up to a hard cap of 4 x max_bytes.
@@ -190,6 +212,7 @@ class Outbox:
         self.full = False
         q = self._q
         chunk = self.chunk
+        room = self._room
         one = self._one
         until = self.until
         while q:
@@ -204,21 +227,25 @@ class Outbox:
                     self._size += len(q[0]) - len(line)
                     self._gap = 0
                 continue
-            ready = False
-            for _ in self._tx.ipoll(0):
-                ready = True
-            if not ready:
-                self.full = True
-                break
+            free = room() if room is not None else 0
+            if free <= 0:
+                for _ in self._tx.ipoll(0):
+                    free = chunk
+                if free <= 0:
+                    self.full = True
+                    break
             if n and until is not None and ticks_diff(self._clock(), until) >= 0:
                 self.cut = True
                 break  # this iteration's slice is used up: the inputs come first
             try:
-                if chunk == 1:
+                rest = len(line) - pos
+                if free >= rest:
+                    took = self._put(line if pos == 0 else memoryview(line)[pos:])
+                elif free == 1:
                     one[0] = line[pos]
                     took = self._put(one)
                 else:
-                    took = self._put(memoryview(line)[pos : pos + chunk])
+                    took = self._put(memoryview(line)[pos : pos + free])
                 self._pos = pos + took  # no branch in between: no KeyboardInterrupt lands here
             except (OSError, TypeError):  # OSError: the unix port, nobody reading stdout
                 took = 0  # TypeError: the port took nothing (None)
@@ -329,211 +356,82 @@ def parse(line):
     `line` is bytes without its newline, or TOO_LONG. A valid request is the decoded dict;
     the error reply names what was wrong (docs/protocol.md, "error codes").
     """
-    for step in parse_steps(line):
-        if step is not None:
-            return step
-    raise AssertionError("parse_steps ends with its result")
-
-
-def parse_steps(line):
-    """parse(), a piece at a time (issue 20: the loop's time slice): yields None after each
-    piece of work (the JSON decoded, a field checked), then (request, error reply)."""
     if line is TOO_LONG:
-        yield (
-            None,
-            error(None, "too_long", "line longer than %d bytes; send shorter lines" % MAX_LINE),
+        return None, error(
+            None, "too_long", "line longer than %d bytes; send shorter lines" % MAX_LINE
         )
-        return
     try:
-        text = line.decode()
+        obj = json.loads(line.decode())
     except Exception:
-        text = None
-    yield None
-    try:
-        obj = json.loads(text)
-    except Exception:
-        yield None, error(None, "bad_json", "not a JSON line; send one JSON object per line")
-        return
+        return None, error(None, "bad_json", "not a JSON line; send one JSON object per line")
     if type(obj) is not dict:
-        yield None, error(None, "not_object", 'send a JSON object like {"id": 1, "cmd": "hello"}')
-        return
+        return None, error(None, "not_object", 'send a JSON object like {"id": 1, "cmd": "hello"}')
     req_id = obj.get("id")
     if type(req_id) is not int or req_id < 0 or req_id > MAX_ID:
-        yield None, error(None, "bad_id", "id must be an integer 0..%d" % MAX_ID)
-        return
+        return None, error(None, "bad_id", "id must be an integer 0..%d" % MAX_ID)
     cmd = obj.get("cmd")
     if type(cmd) is not str or cmd not in COMMANDS:
-        yield (
-            None,
-            error(req_id, "unknown_cmd", "unknown cmd; known: " + ", ".join(sorted(COMMANDS))),
+        return None, error(
+            req_id, "unknown_cmd", "unknown cmd; known: " + ", ".join(sorted(COMMANDS))
         )
-        return
     for spec in COMMANDS[cmd]:
         name = spec[0]
         if name not in obj:
             if spec[2]:
-                yield None, error(req_id, "bad_field", "%s is required" % name, field=name)
-                return
+                return None, error(req_id, "bad_field", "%s is required" % name, field=name)
             continue
-        yield None
         reason = _check_field(spec, obj[name])
         if reason:
-            yield None, error(req_id, "bad_field", reason, field=name)
-            return
+            return None, error(req_id, "bad_field", reason, field=name)
     if cmd in ("arm", "fire"):
         mode = obj.get("mode", "random")
         if mode == "exact" and "cards" not in obj:
-            yield None, error(req_id, "bad_field", "mode exact needs cards", field="cards")
-            return
+            return None, error(req_id, "bad_field", "mode exact needs cards", field="cards")
         if mode != "exact" and "cards" in obj:
-            yield None, error(req_id, "bad_field", "cards only goes with mode exact", field="cards")
-            return
-    yield obj, None
+            return None, error(
+                req_id, "bad_field", "cards only goes with mode exact", field="cards"
+            )
+    return obj, None
 
 
-_FIRST = ("id", "event", "ok", "error", "message")
-
-
-# Why encoding goes in pieces (issue 20): on rp2 a 15-field `status` reply took 5.7 ms of chip
-# time to encode and a config_get reply 18 ms, all in one loop iteration, the inputs
-# unlooked-at meanwhile. Now a message is encoded by a generator that stops every couple of
-# fields (_pieces); the loop's Encoder runs it a piece or a few per iteration, as long as the
-# iteration's time slice lasts. The port takes a byte per 80-100 us, so the encoder keeps
-# ahead of it. Building strings in Python is slow on rp2 (a new string is about 50 us), so
-# plain fields go through json.dumps of an OrderedDict in the line's key order (C).
-_ORDERS: dict = {}  # a line's message: the keys as the dict gives them -> the line's order
-CHUNK = 2  # plain fields per json.dumps: about 0.4 ms of rp2 chip time a piece
-
-
-def _order(value, top):
-    """The keys of `value` in the line's order: sorted, and for a line's message (`top`)
-    id/event/ok/error/message first. Kept per shape (a firmware sends a few dozen): sorting
-    15 keys is 0.4 ms of rp2 chip time."""
-    if not top:
-        return sorted(value)
-    shape = tuple(value)
-    keys = _ORDERS.get(shape)
-    if keys is None:
-        keys = list(value)
-        first = []
-        for k in _FIRST:
-            if k in value:
-                keys.remove(k)
-                first.append(k)
-        keys.sort()
-        keys = tuple(first + keys)
-        if len(_ORDERS) < 64 and value.get("event") != "boot":  # (sent once a boot)
-            _ORDERS[shape] = keys
-    return keys
-
-
-def _nested(value):
-    """True for a value encode() takes apart: a dict (its keys are sorted), or a list holding
-    a dict or a list (json.dumps writes a dict's keys in whatever order it holds them)."""
-    t = type(value)
-    if t is dict:
-        return True
-    if t is list or t is tuple:
-        for v in value:
-            tv = type(v)
-            if tv is dict or tv is list or tv is tuple:
-                return True
-    return False
-
-
-def _pieces(value, top=False):
-    """The JSON text of `value`, a piece at a time (CHUNK fields each). Runs of plain fields
-    go through json.dumps of an OrderedDict in the line's key order (C: a field costs a
-    fifth of what Python string building does on rp2); a dict, or a list holding one, is
-    taken apart. `top`: a line's message (see _order)."""
-    t = type(value)
-    if t is dict:
-        sep = "{"
-        od: OrderedDict | None = None
-        for k in _order(value, top):
-            v = value[k]
-            if _nested(v):
-                if od is not None:
-                    yield sep + json.dumps(od)[1:-1]
-                    sep = ", "
-                    od = None
-                yield sep + json.dumps(k) + ": "
-                sep = ", "
-                yield from _pieces(v)
-            else:
-                if od is None:
-                    od = OrderedDict()
-                od[k] = v
-                if len(od) >= CHUNK:
-                    yield sep + json.dumps(od)[1:-1]
-                    sep = ", "
-                    od = None
-        if od is not None:
-            yield sep + json.dumps(od)[1:-1]
-            sep = ", "
-        yield "{}" if sep == "{" else "}"
-    elif t is list or t is tuple:
-        yield "["
-        sep = ""
-        for v in value:
-            if _nested(v):
-                if sep:
-                    yield sep
-                yield from _pieces(v)
-            else:
-                yield sep + json.dumps(v)
-            sep = ", "
-        yield "]"
-    else:
-        yield json.dumps(value)
-
-
+# Why a message is encoded by one json.dumps of the dict as it is (issue 32), measured on rp2
+# (emulated RP2040, chip time) for a `status` reply: built in Python a couple of fields at a
+# time with its keys sorted, 4.5 ms; its keys put in order in an OrderedDict for one
+# json.dumps, 1.45 ms; id/ok dumped first and the rest joined on, 1.6 ms (a new 240-byte str
+# costs 0.2-0.8 ms there); json.dumps of the dict, 0.77 ms, and .encode() 0.02 ms more. So
+# the keys come in the order MicroPython's dict holds them (docs/protocol.md: readers must not
+# depend on key order). Its time is bounded by the message, which the firmware makes itself
+# (no request makes a reply larger than config_get's), and the pin IRQs take every edge
+# meanwhile.
 def encode(msg):
-    """One reply or event as a JSON line (no newline): id/event/ok/error/message first, then
-    the other keys sorted, so a person reading a serial terminal finds things in one place."""
-    return "".join(list(_pieces(msg, True)))
+    """One reply or event as a JSON text (no newline)."""
+    return json.dumps(msg)
 
 
 class Encoder:
-    """Replies and events (dicts) turned into lines for their ports, in the order they came,
-    a few fields per call (see _pieces): `jobs` holds (msg, ports); run(until) encodes until
-    the clock (`clock_us`, ticks_us) reaches `until` (None: everything queued) and hands each
-    finished line to its ports' Outbox.write_line. Pure logic: the ports are handed in."""
+    """Replies and events (dicts) turned into lines for their ports, in the order they came:
+    `jobs` holds (msg, ports); run(until) encodes messages (each whole: see encode) until the
+    clock (`clock_us`, ticks_us) reaches `until` (None: everything queued; one message at
+    least) and hands each line to its ports' Outbox.write_line. Pure logic: the ports are
+    handed in."""
 
     def __init__(self, clock_us=None):
         self._clock = clock_us
-        self.jobs: list = []  # (msg, ports), oldest first; [0] being encoded
-        self._gen = None  # _pieces of _jobs[0], once begun
-        self._parts: list = []
+        self.jobs: list = []  # (msg, ports), oldest first
         self.made = 0  # bytes of lines encoded since boot
 
     def run(self, until=None):
-        """Encode what is queued until `until` (ticks_us; None: all of it). No field is
-        begun after `until`; a message left half done goes on at the next call."""
+        """Encode what is queued; no message is begun after `until` but the first."""
         jobs = self.jobs
         while jobs:
-            gen = self._gen
-            if gen is None:
-                gen = self._gen = _pieces(jobs[0][0], True)
-                self._parts = []
-            parts = self._parts
             try:
-                for piece in gen:
-                    parts.append(piece)
-                    if until is not None and ticks_diff(self._clock(), until) >= 0:
-                        return
-            except KeyboardInterrupt:  # the unix port's Ctrl-C: the message begins again
-                self._gen = None  # next time (encoding it changes nothing)
+                line = encode(jobs[0][0]).encode() + b"\n"  # (bytes: a str is slower)
+            except KeyboardInterrupt:  # the unix port's Ctrl-C: the message goes next time
                 raise
             except Exception:  # a value it cannot encode: that message is lost, not the loop
-                self._gen = None
                 jobs.pop(0)
                 raise
-            parts.append("\n")
-            line = "".join(parts).encode()
             self.made += len(line)
-            self._gen = None
-            self._parts = []
             ports = jobs.pop(0)[1]
             for port in ports:
                 port.write_line(line)

@@ -37,6 +37,7 @@ PASS, FAIL, SKIP = "PASS", "FAIL", "SKIP"
 PULSE_MS = 300  # a motor pulse: long enough to see the roller turn, too short to jam
 HUMAN_TIMEOUT_S = 20.0  # time given to the person to press the button or push a card
 POLL_S = 0.05  # between two `inputs` while waiting for the person
+SETTLE_S = 0.1  # a card count that holds this long after a pulse is the pulse's (cards_settled)
 LINK_TIMEOUT_S = 5.0  # per request (an emulated board answers in a few hundred ms)
 SLOW_BOARD_WAITS = 4  # deadlines a part may overrun while the board says it is still testing
 
@@ -117,6 +118,22 @@ class _Session:
         """The cards the sensor has counted since boot (0 without a sensor)."""
         return int(self.client.inputs().get("cards_seen") or 0)
 
+    def cards_settled(self) -> int:
+        """:meth:`cards_seen` once the roller has stopped after a pulse: it brakes for the
+        config's ``brake_ms`` and a card on its way out leaves meanwhile, so the count is
+        read until it holds for SETTLE_S (a second at most). Asked at once, it missed that
+        card whenever the firmware answered within the brake (issue 32)."""
+        time.sleep(int(self.cfg.get("brake_ms") or 0) / 1000)
+        seen = self.cards_seen()
+        deadline = time.monotonic() + 1.0
+        while time.monotonic() < deadline:
+            time.sleep(SETTLE_S)
+            now = self.cards_seen()
+            if now == seen:
+                break
+            seen = now
+        return seen
+
     def wait_inputs(
         self, until: Callable[[dict[str, Any]], bool], seconds: float
     ) -> dict[str, Any] | None:
@@ -183,7 +200,7 @@ def _motor_checks(session: _Session) -> None:
         except CommandError as exc:
             session.record(name, FAIL, f"the firmware could not drive the motor: {exc}")
             continue
-        shot = session.cards_seen() - before
+        shot = session.cards_settled() - before
         if shot > 0:
             # the magazine was not empty (on the simulator it is full unless told 'load 0')
             session.person.tell(

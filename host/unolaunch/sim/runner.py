@@ -65,10 +65,12 @@ __all__ = [
 
 #: The fake board (``machine`` + launcher physics), MicroPython code owned by the firmware.
 BOARD_DIR = Path(__file__).resolve().parent / "board"
-#: Chip time one poll + write of a byte to USB costs the firmware on MicroPython's rp2 port
-#: (80-86 us, measured on the emulated RP2040 for issue 20): the unix board charges it to
-#: the firmware's clock, so the everyday tier sees a loop that stops watching while it talks.
-USB_WRITE_US = 83
+#: Chip time one write to USB costs the firmware on MicroPython's rp2 port, whatever its length
+#: up to the 256-byte TX FIFO (issue 32, measured on the emulated RP2040: a look at the FIFO's
+#: free space 40-50 us, a write of 1 to 236 bytes 55-70 us; a poll + one-byte write was
+#: 80-86 us): the unix board charges it to the firmware's clock per write, so the everyday tier
+#: sees a loop that stops watching while it talks.
+USB_WRITE_US = 100
 
 # A child that dies sooner than this after starting is restarted only after a pause.
 _FAST_EXIT_S = 0.2

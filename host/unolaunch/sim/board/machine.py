@@ -11,13 +11,13 @@ SIM_CHIP = "rp2040"  # the chip this fake board models
 # firmware's ejection pattern from it instead of os.urandom, so a seeded run repeats.
 SIM_SEED = WORLD.seed
 
-# The unix board's USB as the rp2 port's (issue 20), when the runner says what a write
-# costs (`unolaunch sim` does; the firmware tests over pipes do not): POLLOUT promises one
-# byte (board.TX_CHUNK), and every write costs the firmware the chip time it costs on rp2,
-# with the mechanics running on (simworld.World.charge) - so a firmware that stops watching
-# its inputs while it writes loses presses and cards here as it does on a Pico.
+# The unix board's USB as the rp2 port's (issues 20, 32), when the runner says what a write
+# costs (`unolaunch sim` does; the firmware tests over pipes do not): every write costs the
+# firmware the chip time it costs on rp2 (a call, whatever its length: the firmware writes a
+# line, or what of it the FIFO takes, at once), with the mechanics running on
+# (simworld.World.charge) - so a firmware that stops watching its inputs while it writes
+# loses presses and cards here as it does on a Pico.
 if WORLD.usb_write_us:
-    SIM_TX_CHUNK = 1
 
     def sim_usb_write(put):
         def write(buf):

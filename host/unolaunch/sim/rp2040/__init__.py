@@ -77,6 +77,7 @@ BUSY_GRANT_US = 1_000
 _READY_TIMEOUT_S = 30.0
 _SOFT_REBOOT = b"MPY: soft reboot"
 _HOST_IN_MAX = 64 * 1024
+_NL_KEPT = 4096  # newline times kept for usb_line_times() (the newest)
 
 
 @dataclass
@@ -309,6 +310,8 @@ class Rp2040Launcher(SimBoard):
         self._tail = b""
         self._stderr: Any = None
         self._edges = EdgeWatch()
+        self._nl_in: list[int] = []  # chip us of each host newline the device took
+        self._nl_out: list[int] = []  # chip us of each device newline the host took
 
     # ------------------------------------------------------------------ public API
     def board_seconds(self) -> float:
@@ -323,6 +326,16 @@ class Rp2040Launcher(SimBoard):
         with self._lock:
             watch, self._edges = self._edges, EdgeWatch()
         return watch
+
+    def usb_line_times(self) -> tuple[list[int], list[int]]:
+        """The chip's clock (µs) at each newline that crossed USB since the last call (and
+        starts anew): (the host's, as the device took them; the device's, as the host took
+        them). A request's round trip in chip time is its reply's newline minus its own
+        (issue 32; runner.js, 15.)."""
+        with self._lock:
+            got = (self._nl_in, self._nl_out)
+            self._nl_in, self._nl_out = [], []
+        return got
 
     @property
     def pid(self) -> int | None:
@@ -543,6 +556,13 @@ class Rp2040Launcher(SimBoard):
         if ev.get("hw") == "card" and isinstance(ev.get("left"), int):
             with self._lock:
                 self._cards = ev["left"]
+        # the chip's clock when it happened (issue 32: last card -> brake in chip time): a
+        # card leaves inside the model's step (its own clock), an output changes when the
+        # chip stopped to say so
+        if ev.get("hw") == "card":
+            ev["t_us"] = int(self._world.now_us)
+        elif ev.get("hw") == "motor":
+            ev["t_us"] = self._t_us
         self._report(ev)
 
     def _level(self, pin: int, value: int) -> None:
@@ -633,7 +653,11 @@ class Rp2040Launcher(SimBoard):
             self._grant()
         elif ev == "usb":
             data = base64.b64decode(msg.get("data", ""))
-            self._from_board(data)
+            with self._lock:
+                self._nl_in = self._nl_in[-_NL_KEPT:] + (msg.get("nl_in") or [])
+                self._nl_out = self._nl_out[-_NL_KEPT:] + (msg.get("nl") or [])
+            if data:
+                self._from_board(data)
         elif ev == "uart":
             if msg.get("id") == self._uart_id:  # the other UART's pins go nowhere
                 self._to_uart += base64.b64decode(msg.get("data", ""))

@@ -20,6 +20,7 @@
 //  12. SPI frames take their time at the SPI clock (stock: SPI with DMA hung)
 //  13. PIO state machines run on the chip's clock (CLKDIV, delay cycles)
 //  14. how long each input edge waits for the chip to take it (issue 20): see watchEdges()
+//  15. the chip's time of each newline each way on USB (issue 32): see newlines()
 'use strict';
 
 const fs = require('fs');
@@ -89,12 +90,22 @@ function writeLine(obj) {
 }
 let usbOut = []; // device -> host bytes not yet reported (Buffers)
 let usbOutHeld = []; // bytes completed while the host is "stalled": reported at unstall
+// 15. Line times (issue 32): the chip's clock (us) when each newline of the host's reached
+// the device (an OUT transfer done) and when each newline of the device's reached the host
+// (an IN transfer done): a request's round trip in chip time, whatever the host machine does
+let nlOut = []; // device -> host newlines, not yet reported
+let nlIn = []; // host -> device newlines, not yet reported
+const newlines = (buf, list) => {
+  for (let i = 0; i < buf.length; i++) if (buf[i] === 10) list.push(usOf(nowNs()));
+};
 const uartOut = [[], []];
 function flushOutput() {
-  if (usbOut.length) {
+  if (usbOut.length || nlIn.length) {
     const data = Buffer.concat(usbOut);
     usbOut = [];
-    writeLine({ ev: 'usb', data: data.toString('base64') });
+    writeLine({ ev: 'usb', data: data.toString('base64'), nl: nlOut, nl_in: nlIn });
+    nlOut = [];
+    nlIn = [];
   }
   for (let id = 0; id < 2; id++) {
     if (uartOut[id].length) {
@@ -1297,6 +1308,7 @@ function buildChip({ reason = 0, scratch = null } = {}) {
   };
   cdc.onSerialData = (buf) => {
     (stalled ? usbOutHeld : usbOut).push(Buffer.from(buf));
+    if (!stalled) newlines(buf, nlOut); // (held bytes reach the host at unstall)
   };
   // Hold the OUT arm until there is data (stock answered at once, even with 0 bytes, so an
   // idle MicroPython re-armed in a tight loop).
@@ -1482,7 +1494,9 @@ function feedUsb(c) {
     }
   }
   c.outArm = 0;
-  c.mcu.usbCtrl.endpointReadDone(c.cdc.outEndpoint, new Uint8Array(Buffer.concat(parts)));
+  const data = Buffer.concat(parts);
+  newlines(data, nlIn);
+  c.mcu.usbCtrl.endpointReadDone(c.cdc.outEndpoint, new Uint8Array(data));
 }
 function clearUsbIn() {
   usbIn.length = 0;
@@ -1769,6 +1783,7 @@ function handle(msg) {
     case 'unstall':
       stalled = false;
       usbOut.push(...usbOutHeld);
+      for (const buf of usbOutHeld) newlines(buf, nlOut);
       usbOutHeld = [];
       if (chip) chip.releaseIn();
       flushOutput();
