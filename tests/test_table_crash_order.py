@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import RunCli
 from unolaunch.table.journal import Journal
 from unolaunch.table.launcher import LinkedLauncher
 from unolaunch.table.outcome import Outcome, words
@@ -159,7 +160,7 @@ def _lose_link_during(launcher: LinkedLauncher, burst: dict[str, Any]) -> None:
 
 
 def test_issue33_item2_a_press_cut_by_a_pulled_cable_is_made_not_owed_again_atk25_atk7(
-    tmp_path: Path,
+    tmp_path: Path, run_cli: RunCli
 ) -> None:
     """The cable pulled during Ann's burst (the board loses power: its eject never comes).
     ATK-25: a press is the unit the rules speak in, and Ann pressed; ATK-7: her turn is
@@ -181,6 +182,8 @@ def test_issue33_item2_a_press_cut_by_a_pulled_cable_is_made_not_owed_again_atk2
     launcher._handle({"event": "link", "state": "restored", "message": "back"})
     assert link.armed == Arming("Bob", 1)
     assert ("arm", "Ann", 1) not in link.calls[link.calls.index(("arm", "Ann", 1)) + 1 :]
+    history = run_cli("history", "1", "--data-dir", tmp_path).stdout
+    assert "Ann presses the launcher: the cable was pulled during the burst" in history
 
 
 def test_issue33_item2_a_cut_press_whose_eject_comes_after_all_credits_its_cards_once(

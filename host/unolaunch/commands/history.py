@@ -325,7 +325,12 @@ def _action_text(data: dict[str, Any], effects: list[Effect]) -> str:
         return _("fix: {what}").format(what="; ".join(texts))
     if data.get("press"):
         n = data.get("cards")
-        if n == 0:
+        if data.get("reason") == "cut":  # a burst cut short by a pulled cable (issue 33)
+            came = _(
+                "{who} presses the launcher: the cable was pulled during the burst (its cards "
+                "were given by hand)"
+            ).format(who=by)
+        elif n == 0:
             came = _("{who} presses the launcher: no card came out").format(who=by)
         else:
             came = ngettext(

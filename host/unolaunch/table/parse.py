@@ -1399,6 +1399,7 @@ def help_text(ctx: Context) -> str:
             " (--resume later);"
         ),
         _("  'clear' ('unjam') after clearing a jam or reloading the launcher."),
+        _("  'save' after a full disk was freed: the game went on in memory"),
         _(
             "  --port sim: 'sim jam', 'sim unjam', 'sim load 40', 'sim unplug', 'sim replug',"
             " 'sim reset', 'sim stall' ... (what 'unolaunch sim' reads)"
