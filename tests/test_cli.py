@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import subprocess
 from pathlib import Path
 
 from conftest import RunCli
@@ -65,11 +66,21 @@ def test_usage_errors_exit_2_everywhere(run_cli: RunCli, tmp_path: Path) -> None
 
 
 def test_timeouts_follow_one_rule(run_cli: RunCli) -> None:
-    """The same value is accepted or refused by every command with a --timeout."""
-    for value in ("0.5", "3"):
-        for cmd in ("monitor", "selftest"):
-            proc = run_cli(cmd, "--timeout", value, "--port", "/dev/nonexistent", timeout=60)
-            assert proc.returncode == 1, (cmd, value, proc.stderr)  # past parsing: no device
+    """The same value is accepted or refused by every command with a --timeout. (Each run
+    waits PORT_WAIT_S for the device to appear, as for a Pico that is resetting: the four
+    wait side by side.)"""
+    from concurrent.futures import ThreadPoolExecutor
+
+    runs = [(cmd, value) for value in ("0.5", "3") for cmd in ("monitor", "selftest")]
+
+    def run(cmd: str, value: str) -> subprocess.CompletedProcess[str]:
+        return run_cli(cmd, "--timeout", value, "--port", "/dev/nonexistent", timeout=60)
+
+    with ThreadPoolExecutor(len(runs)) as pool:
+        procs = list(pool.map(lambda r: run(*r), runs))
+    for (cmd, value), proc in zip(runs, procs, strict=True):
+        assert proc.returncode == 1, (cmd, value, proc.stderr)  # past parsing: no device
+        assert "/dev/nonexistent" in proc.stderr, proc.stderr
 
 
 def test_monitor_describes_every_event_in_words() -> None:
