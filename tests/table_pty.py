@@ -21,12 +21,14 @@ class Player:
     writes again when the game changes (the live prompt is tested in tmux:
     test_table_tmux.py)."""
 
-    def __init__(self, data_dir: Path, *args: str, timeout: float = 20) -> None:
+    def __init__(
+        self, data_dir: Path, *args: str, timeout: float = 20, env: dict[str, str] | None = None
+    ) -> None:
         self.data_dir = data_dir
         self.child = Spawn(  # pexpect.spawn without forking this threaded process
             sys.executable,
             ["-m", "unolaunch", *args, "--data-dir", str(data_dir)],
-            env=cli_env({"COLUMNS": "120", "TERM": "dumb"}),
+            env=cli_env({"COLUMNS": "120", "TERM": "dumb", **(env or {})}),
             encoding="utf-8",
             dimensions=(60, 120),
             timeout=timeout,

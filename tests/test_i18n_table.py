@@ -409,8 +409,10 @@ def test_a_foul_said_in_icelandic_is_counted_on_resume(tmp_path: Path) -> None:
     with Journal.open(tmp_path) as journal:
         session = Session.start(journal, "attack", ["Ann", "Bob"], seed=3, dealer="Bob")
         table = Table(session, Console(file=io.StringIO()))
+        launcher = LinkedLauncher(_Client(), session, table.remember)
         with use("is"):
-            table.remember(Outcome("foul"), Outcome("foul_warning"))
+            # a foul's note is journaled by the launcher's driver, with its event (issue 33)
+            launcher.handle({"event": "foul", "reason": "not_armed"})
             table.remember(Outcome("restarted"), Outcome("restarted_away_warning"))
         session.note({"notice": FOUL_NOTICE, "warning": "FOUL (ATK-26): ..."})  # before issue 25
         notes = [e.data for e in journal.entries(session.id) if e.kind == "note"]

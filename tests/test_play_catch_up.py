@@ -179,9 +179,13 @@ def test_kill_9_at_random_points_of_bursts_then_resume_credits_each_card_once(
     p.close()
 
 
-def test_a_cable_pulled_during_a_burst_asks_for_its_cards(tmp_path: Path, sim: SimBoard) -> None:
+def test_a_cable_pulled_during_a_burst_asks_for_its_cards_and_never_for_the_press_atk25(
+    tmp_path: Path, sim: SimBoard
+) -> None:
     """The simulated cable takes the board's power with it: the burst's eject never comes
-    and the log is gone, so the table names whose burst it was and asks for its cards."""
+    and the log is gone, so the table names whose burst it was and asks for its cards. The
+    press was made (ATK-25, ATK-7: Ann's turn is over): recorded, never asked again — the
+    launcher comes back armed for Bob (issue 33, item 2)."""
     with open_launcher(sim.port, timeout=10) as client:
         client.config_set({"burst_weights": [0, 0, 0, 0, 0, 0, 0, 0, 1]})  # 9 cards: long
     p = _play(tmp_path, sim, "--variant", "attack", "--players", "Ann,Bob", "--dealer", "Bob")
@@ -195,7 +199,13 @@ def test_a_cable_pulled_during_a_burst_asks_for_its_cards(tmp_path: Path, sim: S
         p.expect("unplugged while Ann's burst ran: count the cards that came out and give")
         sim.replug()
         p.expect("restored")
-        assert p.state()["hand_sizes"]["Ann"] == 7  # nothing guessed
+        p.expect("armed for Bob, 1 press")
+        state = p.state()
+        assert state["hand_sizes"]["Ann"] == 7  # nothing guessed
+        assert state["awaiting"]["by"] == "Bob"
+        with Journal.open(p.data_dir) as j:
+            cut = [e.data for e in j.entries(1) if e.kind == "action" and e.data.get("press")]
+        assert cut == [{"by": "Ann", "press": True, "cards": 0, "reason": "cut"}]
     finally:
         p.close()
 

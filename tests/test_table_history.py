@@ -147,6 +147,16 @@ def test_history_log_in_the_words_of_the_game_screen(run_cli: RunCli, tmp_path: 
     assert "undo: took back 'Bob plays green 4'" in out
 
 
+class _Link:
+    """A launcher link that takes the table's commands and does nothing."""
+
+    def arm(self, *_args: object, **_kw: object) -> None:
+        pass
+
+    def disarm(self) -> None:
+        pass
+
+
 def test_history_shows_launcher_fouls_and_faults(run_cli: RunCli, tmp_path: Path) -> None:
     # Issue 10: what the launcher reported at the table (a foul, a jam, a press that did
     # not fit, cards for nobody) was on the screen only; it is kept in the journal as a
@@ -155,6 +165,7 @@ def test_history_shows_launcher_fouls_and_faults(run_cli: RunCli, tmp_path: Path
 
     from rich.console import Console
     from unolaunch.table.app import Table
+    from unolaunch.table.launcher import LinkedLauncher
     from unolaunch.table.outcome import CLEAR, Outcome
     from unolaunch.table.session import Session
 
@@ -162,12 +173,14 @@ def test_history_shows_launcher_fouls_and_faults(run_cli: RunCli, tmp_path: Path
         s = Session.start(j, "attack", ["Ann", "Bob", "Cy"], {}, seed=1, dealer="Cy")
         s.apply({"by": "Cy", "choose": {"top": "y5"}})
         table = Table(s, Console(file=io.StringIO()), read_line=lambda _p: "")
-        table.redraw_from_event(Outcome("foul"), Outcome("foul_warning"))
+        # a foul's and a fault's notes are journaled by the launcher's driver, with the
+        # event's number in the same transaction (issue 33)
+        launcher = LinkedLauncher(_Link(), s, table.redraw_from_event)
+        launcher.handle({"event": "foul", "reason": "not_armed", "boot": 1, "seq": 1})
         s.apply({"by": "Ann", "press": True, "cards": 2})
         pressed = Outcome("press", {"who": "Ann", "cards": 2})
         table.redraw_from_event(pressed, CLEAR)  # applied: in the log already
-        fault = {"fault": "jam", "key": "jam", "next": Outcome("no_press")}
-        table.redraw_from_event(Outcome("fault", fault), Outcome("fault_warning", fault))
+        launcher.handle({"event": "fault", "code": "jam", "message": "", "boot": 1, "seq": 2})
         misfit = {"who": "Bob", "n": 3, "rule": "ATK-26"}
         table.redraw_from_event(None, Outcome("press_misfit", misfit))
         state = s.snapshot()

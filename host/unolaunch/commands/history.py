@@ -325,7 +325,12 @@ def _action_text(data: dict[str, Any], effects: list[Effect]) -> str:
         return _("fix: {what}").format(what="; ".join(texts))
     if data.get("press"):
         n = data.get("cards")
-        if n == 0:
+        if data.get("reason") == "cut":  # a burst cut short by a pulled cable (issue 33)
+            came = _(
+                "{who} presses the launcher: the cable was pulled during the burst (its cards "
+                "were given by hand)"
+            ).format(who=by)
+        elif n == 0:
             came = _("{who} presses the launcher: no card came out").format(who=by)
         else:
             came = ngettext(
@@ -391,7 +396,8 @@ def _note_text(data: dict[str, Any]) -> str:
     """What the launcher reported at the table (a foul, a fault, a press that did not fit),
     as the game screen said it: ``launcher: foul: a press nobody owes``."""
     mark = data.get("launcher_event")
-    if isinstance(mark, dict):
+    said_too = "outcome" in data or "warning" in data  # a foul's, a fault's note (issue 33)
+    if isinstance(mark, dict) and not said_too:
         # the launcher event the entry before it applied (or the table's position in the
         # launcher's log when it connected): issue 21
         if mark.get("event") == "connected":
@@ -407,7 +413,10 @@ def _note_text(data: dict[str, Any]) -> str:
     found = note_outcome(data) or note_outcome(data, "warning")
     said = card_names(words(found)) if found is not None else ""
     # TRANSLATORS: a note of the journal: what the launcher reported, as the table said it.
-    return _("launcher: {what}").format(what=said.removeprefix("launcher ").strip())
+    text = _("launcher: {what}").format(what=said.removeprefix("launcher ").strip())
+    if isinstance(mark, dict) and mark.get("caught_up"):
+        text = _("{what} — caught up: it happened while unolaunch was away").format(what=text)
+    return text
 
 
 #: The listing's columns (translated where shown).

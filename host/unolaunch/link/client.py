@@ -31,6 +31,7 @@ from typing import Any, cast
 
 import serial
 
+from unolaunch import crashpoint
 from unolaunch.i18n import _
 from unolaunch.link.discovery import resolve_port
 from unolaunch.link.errors import (
@@ -484,7 +485,9 @@ class LauncherClient:
                     except NoReplyError:
                         raise silence from None
                     continue
-                return self._check(cmd, reply)
+                fields = self._check(cmd, reply)
+                crashpoint.step(f"launcher:{cmd}")  # the launcher acted on it (issue 33)
+                return fields
 
     def send_raw(self, line: bytes, reply_id: int | None, timeout: float | None = None) -> Reply:
         """Send ``line`` as it is (for diagnostics and protocol tests) and return the reply

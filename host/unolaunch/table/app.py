@@ -32,6 +32,7 @@ from unolaunch.errors import UnolaunchError
 from unolaunch.i18n import N_, _, ngettext, pgettext
 from unolaunch.rules import Action, Effect, IllegalMoveError
 from unolaunch.rules import engine as E
+from unolaunch.table.launcher import JOURNALED
 from unolaunch.table.names import shown
 from unolaunch.table.outcome import CLEAR, Outcome, of_effect, words
 from unolaunch.table.parse import (
@@ -163,7 +164,7 @@ class Table:
             owed=owed,
             launcher=launcher,
             notice=words(self.log[-1]) if self.log else None,
-            warning=words(self.warning) if self.warning else None,
+            warning=unsaved_warning(s) or (words(self.warning) if self.warning else None),
             uno_said=sorted(s.uno_said),
             doing=_(_DOING[choice]) if choice in _DOING else None,
             reminder=load_reminder(s) if choice == "top" else None,
@@ -269,7 +270,8 @@ class Table:
         None leaves it) without drawing: a front end that must not wait for the terminal
         (the web pages) calls this at once and :meth:`repaint` from a thread of its own. A
         warning is also kept in the journal as a note for ``history``, as data."""
-        if warning is not None and warning != CLEAR:
+        journaled = notice is not None and notice.kind in JOURNALED  # by the launcher's driver
+        if warning is not None and warning != CLEAR and not journaled:
             note: dict[str, Any] = {"warning": warning.to_json()}
             if notice is not None:
                 note["outcome"] = notice.to_json()
@@ -380,6 +382,9 @@ class Table:
         except (EOFError, QuitGame, KeyboardInterrupt):
             if self.reader is not None and self.reader.terminal:
                 sys.stdout.write("\n")
+            if not s.save():  # a full disk still: say what is lost, never "saved"
+                self.say("✗ " + (unsaved_warning(s) or ""), style="bold red")
+                return 1
             self.say(
                 _("Game {game} is saved. Continue it with: {command}").format(
                     game=s.id, command=resume_command(s)
@@ -662,6 +667,12 @@ class Table:
         if cmd.name == "show":
             self.draw()
             return
+        if cmd.name == "save":
+            if s.save():
+                self.say("  · " + _("the game is saved"))
+                self.sync_launcher()  # the journal owes its presses again: armed for them
+            self.draw()
+            return
         if cmd.name == "undo":
             self.undo(int(cmd.args[0]), expect=at)
         elif cmd.name == "fix":
@@ -712,7 +723,7 @@ class Table:
         a taken-back press shot out go back into the launcher (ATK-25)."""
         s = self.session
         with s.lock:  # what is taken back is what the undo finds
-            taken = actions_in_effect(s.journal.entries(s.id))[-n:] if n > 0 else []
+            taken = actions_in_effect(s.entries())[-n:] if n > 0 else []
             s.undo(n, expect=expect)
         keep_uno_said(s)
         back = sum(int(a.get("cards") or 0) for a in taken if a is not None and "press" in a)
@@ -949,6 +960,23 @@ class Table:
         self.say(_("Game {game} is in 'unolaunch history'.").format(game=self.session.id))
 
 
+def unsaved_warning(session: Session) -> str | None:
+    """What a full disk left unsaved, and what to do (None when the journal holds the whole
+    game): the game goes on in memory, each change tries the write again (issue 33)."""
+    if not session.save_error:
+        return None
+    n = len([k for k, _d in session.unsaved if k != "note"]) or 1
+    return ngettext(
+        "{error}. The game goes on in memory, but {n} change is not saved yet: free some "
+        "space, then type 'save' (every move tries again too). Until it is saved the "
+        "launcher stays disarmed (a press typed as 'missed press N' is taken)",
+        "{error}. The game goes on in memory, but {n} changes are not saved yet: free some "
+        "space, then type 'save' (every move tries again too). Until it is saved the "
+        "launcher stays disarmed (a press typed as 'missed press N' is taken)",
+        n,
+    ).format(error=session.save_error, n=n)
+
+
 def resume_command(session: Session) -> str:
     """The command that continues ``session``'s game: with ``--data-dir`` when its games
     file is not where a bare ``unolaunch play`` looks (``--data-dir`` given, issue 34)."""
@@ -1105,7 +1133,7 @@ def keep_uno_said(session: Session) -> None:
     """After an undo, who said UNO (COM-6) is what the actions still in effect say — not
     forgotten (the screen showed a said UNO as a bare ``1 (1)``)."""
     said: set[str] = set()
-    for data in actions_in_effect(session.journal.entries(session.id)):
+    for data in actions_in_effect(session.entries()):
         if data is None:
             said = set()
         elif data.get("play") and data.get("uno"):

@@ -244,6 +244,8 @@ COMMANDS: dict[str, str] = {
     "hreinsað": "clear",
     "losa": "unjam",
     "losað": "unjam",
+    "vista": "save",
+    "vistaðu": "save",
 }
 
 #: The simulated launcher's controls (``--port sim``), after ``sim``: what 'unolaunch sim'
@@ -439,6 +441,7 @@ SAY: dict[str, str] = {
     "fix": "leiðrétta",
     "has": "er með",
     "clear": "hreinsa",
+    "save": "vista",
     "none": "ekkert",
     "yes": "já",
     "no": "nei",

@@ -42,6 +42,7 @@ from typing import Any
 
 import platformdirs
 
+from unolaunch import crashpoint
 from unolaunch.errors import UnolaunchError
 from unolaunch.i18n import _
 
@@ -129,6 +130,12 @@ class JournalConflict(UnolaunchError):
     """The game was extended by another writer since this Journal last saw it."""
 
 
+class DiskFull(UnolaunchError):
+    """The disk holding the games file is full: nothing of the failed write was stored;
+    the same write succeeds once space is freed (a table keeps the game in memory meanwhile,
+    :meth:`unolaunch.table.session.Session.save`)."""
+
+
 class GameInUse(UnolaunchError):
     """Another running process holds the game (:meth:`Journal.claim`)."""
 
@@ -153,7 +160,7 @@ def storage_error(exc: sqlite3.Error, path: Path) -> UnolaunchError:
     text = str(exc)
     folder = path.parent
     if primary == _FULL or "disk is full" in text:
-        return UnolaunchError(
+        return DiskFull(
             _(
                 "the disk holding {folder} is full (SQLite: {text}); free some space and try "
                 "again — the games already saved are intact"
@@ -369,12 +376,16 @@ class Journal:
                 self._db.execute("BEGIN IMMEDIATE")
                 try:
                     yield self._db
+                    self._db.execute("COMMIT")
                 except BaseException:
-                    self._db.execute("ROLLBACK")
+                    # (SQLite rolls back by itself after some errors — a full disk — and a
+                    # ROLLBACK then would hide the cause: issue 33)
+                    if self._db.in_transaction:
+                        self._db.execute("ROLLBACK")
                     raise
-                self._db.execute("COMMIT")
             except sqlite3.Error as exc:
                 raise storage_error(exc, self.path) from None
+            crashpoint.step("journal")  # committed: durable (issue 33)
 
     @contextmanager
     def _reading(self) -> Iterator[sqlite3.Connection]:

@@ -19,11 +19,12 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+from unolaunch import crashpoint
 from unolaunch.errors import UnolaunchError
 from unolaunch.i18n import N_, _, ngettext
 from unolaunch.rules import IllegalMoveError
 from unolaunch.table.outcome import CLEAR, Outcome, of_effects, words
-from unolaunch.table.session import Arming, Session
+from unolaunch.table.session import Arming, Session, event_mark
 
 #: notify(notice, warning): what happened, for the log, and the warning to show (``CLEAR``
 #: clears it, None leaves it): outcomes as data, put in words by each screen (outcome.py).
@@ -60,6 +61,29 @@ FAULT_HELP = {
         "the launcher's configuration is broken: run 'unolaunch selftest', then type 'clear'"
     ),
 }
+
+
+#: What the launcher may be armed for when the table does not know (a new connection, a
+#: resume): the first :meth:`LinkedLauncher.sync` sends the arming (or a disarm) whatever it
+#: is, and a move before it disarms first (issue 33).
+UNKNOWN = Arming("?", 0)
+
+
+def covers(owed: Arming | None, armed: Arming | None) -> bool:
+    """Whether every press the launcher may fire when armed for ``armed`` is owed by
+    ``owed`` (the game's :func:`~unolaunch.table.session.arming_for`): the launcher's arming
+    promise (docs/architecture.md, *Crash safety*; ATK-26)."""
+    if armed is None:
+        return True
+    if owed is None or armed is UNKNOWN:
+        return False
+    return armed.player == owed.player and armed.mode == owed.mode and armed.presses <= owed.presses
+
+
+#: The notices of a launcher's foul or fault: their note is journaled by the launcher's
+#: driver itself, with the event's number in the same transaction (a crash between a note
+#: and its mark recorded a foul twice, issue 33); a front end does not journal them again.
+JOURNALED = frozenset({"foul", "fault", "fault_refused", "busy"})
 
 
 #: The line of a foul (ATK-26) in a journal from before issue 25 (an English note; later
@@ -119,7 +143,7 @@ class LinkedLauncher:
         self.port = port
         self.sim = sim
         self.reopen = reopen
-        self.armed: Arming | None = None
+        self.armed: Arming | None = UNKNOWN
         self.fault: str | None = None
         self.connected = True
         self.presses = 0
@@ -133,6 +157,11 @@ class LinkedLauncher:
         self._realign = False
         if sim is not None:
             session.listen(self._on_session)
+        session.guard(self._before_move)
+        #: the press a pulled cable cut short, recorded as made (ATK-25): (boot, seq, player)
+        #: of its ``press`` event, so that its ``eject``, if the board kept power and sends it
+        #: after all, credits the cards instead of a second press (issue 33, item 2)
+        self._cut: tuple[Any, int, str] | None = None
         #: (boot, seq) of the last numbered launcher event taken in (protocol 3): one at or
         #: below it is a duplicate (a replay, a catch-up) and is never applied again
         self.applied: tuple[Any, int] | None = None
@@ -176,7 +205,7 @@ class LinkedLauncher:
         fired is journaled with its event's mark; a foul as a note."""
         presses = cards = fouls = 0
         last: dict[str, Any] = {}
-        for e in self.session.journal.entries(self.session.id):
+        for e in self.session.entries():
             mark = e.data.get("launcher_event") if e.kind == "note" else None
             if isinstance(mark, Mapping) and mark.get("event") == "eject" and last.get("press"):
                 presses += 1
@@ -273,19 +302,41 @@ class LinkedLauncher:
         presses()
 
     def _on_link_event(self, ev: dict[str, Any]) -> None:
+        # (called by the client with its lock held, while it starts reconnecting: no lock
+        # taken here, the rest on a thread of its own — a move being recorded holds the
+        # session's lock and may be waiting for the client's)
         if ev.get("event") == "link" and ev.get("state") == "lost":
-            with self._lock:
-                self.connected = False
-            burst = ev.get("burst")
-            who = burst.get("player") if isinstance(burst, dict) else None
-            if isinstance(who, str):
-                # a burst was running: its cards flew out, its eject never comes (the
-                # board lost power with the cable); only the table can count them
-                self.notify(
-                    Outcome("lost_burst", {"who": who}), Outcome("lost_burst_warning", {"who": who})
-                )
-                return
+            self.connected = False
+            version = self.session.version
+            threading.Thread(
+                target=self._lost, args=(ev, version), name="launcher-lost", daemon=True
+            ).start()
+
+    def _lost(self, ev: dict[str, Any], version: int) -> None:
+        """The link is lost (``version``: the game's then). A burst that was running is a
+        press made (ATK-25: a press is the unit; ATK-7: the turn is over): it is recorded
+        with no card and the table is asked for the cards that came out, so the press is
+        never asked again — unless the game moved on first (a press typed by hand)."""
+        burst = ev.get("burst")
+        who = burst.get("player") if isinstance(burst, dict) else None
+        if not isinstance(burst, dict) or not isinstance(who, str):
             self.notify(Outcome("lost"), Outcome("lost_warning"))
+            return
+        # its cards flew out, its eject never comes (the board lost power with the cable):
+        # only the table can count them
+        numbered = isinstance(burst.get("seq"), int) and burst.get("boot") is not None
+        with contextlib.suppress(IllegalMoveError, UnolaunchError):
+            self.session.apply(
+                {"by": who, "press": True, "cards": 0, "reason": "cut"},
+                event=burst if numbered else None,
+                expect=version,
+            )
+            if numbered:
+                with self._lock:
+                    self._cut = (burst.get("boot"), int(burst["seq"]), who)
+        self.notify(
+            Outcome("lost_burst", {"who": who}), Outcome("lost_burst_warning", {"who": who})
+        )
 
     # ------------------------------------------------------------------ arming
     def status(self, inside: bool = True) -> str:
@@ -298,7 +349,7 @@ class LinkedLauncher:
                 fault=fault_name(self.fault), next=self.next_press()
             )
         where = _("simulated") if self.sim is not None else self.port
-        state = arming_text(self.armed)
+        state = arming_text(None if self.armed is UNKNOWN else self.armed)
         if self.sim is not None and inside:
             n = int(self.sim.cards)
             return ngettext(
@@ -308,8 +359,9 @@ class LinkedLauncher:
 
     def sync(self) -> None:
         """Arm for exactly what the game awaits, or disarm (only when it changed); a
-        change is published (:attr:`on_change`)."""
-        with self._lock:
+        change is published (:attr:`on_change`). The session's lock first, then this one's:
+        a move is guarded in that order (:meth:`_before_move`)."""
+        with self.session.lock, self._lock:
             if not self.connected or self.fault:
                 return
             changed = self._load_sim()
@@ -327,6 +379,24 @@ class LinkedLauncher:
                     return
         if changed:
             self.on_change()
+
+    def _before_move(self) -> None:
+        """(The session's guard: the engine took a move, the journal has not recorded it.)
+        Disarm the launcher now when the move takes away a press it is armed for: the host
+        writes ahead, the launcher is armed only for presses the journal owes, so whatever
+        instant the host dies no press the game does not owe fires a card (ATK-26; docs/
+        architecture.md, *Crash safety*). The arming for the new position comes after the
+        record (:meth:`sync`)."""
+        want = self.session.arming()
+        with self._lock:
+            if not self.connected or self.fault or covers(want, self.armed):
+                return
+            try:
+                self.client.disarm()
+            except UnolaunchError as exc:
+                self._trouble(exc)
+                return
+            self.armed = None
 
     def _on_session(self, kind: str, data: dict[str, Any]) -> None:
         # (under the session's lock: only a flag) A correction or an undo moved cards
@@ -453,7 +523,7 @@ class LinkedLauncher:
                 self.client = client
                 self.connected = True
                 self.fault = None
-                self.armed = None
+                self.armed = UNKNOWN  # the launcher may have kept an arming
             self.catch_up()
             self.sync()
             self.notify(Outcome("reconnected"), CLEAR)
@@ -472,10 +542,7 @@ class LinkedLauncher:
                     return  # applied already
                 self.applied = (boot, seq)
         self._handle(ev)
-        if numbered and ev.get("event") in ("fault", "foul"):
-            # no game action to carry the mark: journal it on its own
-            with contextlib.suppress(UnolaunchError):
-                self.session.mark_launcher(ev)
+        crashpoint.step(f"event:{ev.get('event')}")  # applied (issue 33)
 
     def _handle(self, ev: dict[str, Any]) -> None:
         name = ev.get("event")
@@ -515,15 +582,28 @@ class LinkedLauncher:
             self.sync()
             self.notify(Outcome("restarted"), None)
 
+    def _note(self, ev: dict[str, Any], notice: Outcome, warning: Outcome) -> None:
+        """Journal a foul's or a fault's note (``history`` shows it, ``--resume`` counts the
+        fouls) with the event's number in the same transaction, then say it: a crash
+        leaves both or neither, and a caught-up event is not noted twice."""
+        note: dict[str, Any] = {"warning": warning.to_json(), "outcome": notice.to_json()}
+        if notice.kind == "foul":
+            note["foul"] = True  # counted on --resume (ATK-26)
+        if isinstance(ev.get("seq"), int) and ev.get("boot") is not None:
+            note["launcher_event"] = event_mark(ev)
+        with contextlib.suppress(UnolaunchError):  # the screen matters more than the log
+            self.session.note(note)
+        self._tell(notice, warning)
+
     def _foul(self, ev: dict[str, Any]) -> None:
         reason = ev.get("reason")
         if reason == "fault":
             # the owed press may be this very one: not a foul, nothing happened
             args = {"fault": self.fault or "fault", "next": self.next_outcome()}
-            self._tell(Outcome("fault_refused"), Outcome("fault_refused_warning", args))
+            self._note(ev, Outcome("fault_refused"), Outcome("fault_refused_warning", args))
             return
         if reason == "busy":
-            self._tell(Outcome("busy"), Outcome("busy_warning", {"next": self.next_outcome()}))
+            self._note(ev, Outcome("busy"), Outcome("busy_warning", {"next": self.next_outcome()}))
             return
         with self._lock:
             self.fouls += 1
@@ -531,7 +611,7 @@ class LinkedLauncher:
         warning = Outcome(
             "foul_warning", {"who": aw.get("by"), "verbs": list(aw.get("verbs", []))} if aw else {}
         )
-        self._tell(Outcome("foul"), warning)
+        self._note(ev, Outcome("foul"), warning)
 
     def _fault(self, ev: dict[str, Any]) -> None:
         code = str(ev.get("code", "fault"))
@@ -553,7 +633,7 @@ class LinkedLauncher:
             "stock": stock,
             "next": self.next_outcome(),
         }
-        self._tell(Outcome("fault", {"fault": code}), Outcome("fault_warning", help_args))
+        self._note(ev, Outcome("fault", {"fault": code}), Outcome("fault_warning", help_args))
 
     def _stray(self, ev: dict[str, Any]) -> None:
         """Cards the sensor saw leave between bursts: a card pulled out of a jam, one the
@@ -585,6 +665,15 @@ class LinkedLauncher:
         player = ev.get("player")
         cards = ev.get("cards")
         if not isinstance(cards, int) or cards < 0:
+            return
+        with self._lock:
+            cut, self._cut = self._cut, None
+        seq = ev.get("seq")
+        late = cut is not None and isinstance(seq, int) and seq > cut[1]
+        if late and cut is not None and (ev.get("boot"), player) == (cut[0], cut[2]):
+            # the eject of the press a pulled cable cut short (the board kept its power):
+            # the press is recorded already (ATK-25); its cards are the player's
+            self._stray(dict(ev, event="stray"))
             return
         with self._lock:
             self.presses += 1

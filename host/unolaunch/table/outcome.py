@@ -305,11 +305,13 @@ _simple(
         "the hand with 'fix NAME N'"
     ),
 )
-_simple(
+_counted(
     "press_misfit",
-    N_(
+    Nn_(
+        "{who}'s press ({n} card) did not fit the game ({rule}); "
+        "correct {who}'s hand with 'fix {who} N'",
         "{who}'s press ({n} cards) did not fit the game ({rule}); "
-        "correct {who}'s hand with 'fix {who} N'"
+        "correct {who}'s hand with 'fix {who} N'",
     ),
 )
 

@@ -798,6 +798,8 @@ def _command(toks: list[str], ctx: Context) -> Command | None:
         return Command("clear")
     if head in ("show", "redraw", "screen", "status", "scores", "score"):
         return Command("show")
+    if head == "save" and not rest:  # a full disk freed: store what waits (issue 33)
+        return Command("save")
     if head == "uno" and not rest:
         return Command("uno")
     if head in ("fix", "set", "hand", "cards"):
@@ -1140,7 +1142,7 @@ def _is_word(w: str) -> bool:
 
 
 _VERBS = {"press", "draw", "pass", "challenge", "accept", "catch", "choose", "undo", "help"}
-_VERBS |= {"fix", "quit", "uno", "give", "take", "done", "keep", "clear", "stop"}
+_VERBS |= {"fix", "quit", "uno", "give", "take", "done", "keep", "clear", "stop", "save"}
 
 
 def _is_card_word(w: str) -> bool:
@@ -1397,6 +1399,7 @@ def help_text(ctx: Context) -> str:
             " (--resume later);"
         ),
         _("  'clear' ('unjam') after clearing a jam or reloading the launcher."),
+        _("  'save' after a full disk was freed: the game went on in memory"),
         _(
             "  --port sim: 'sim jam', 'sim unjam', 'sim load 40', 'sim unplug', 'sim replug',"
             " 'sim reset', 'sim stall' ... (what 'unolaunch sim' reads)"

@@ -32,7 +32,7 @@ from unolaunch.errors import UnolaunchError, UsageError
 from unolaunch.i18n import N_, _, ngettext
 from unolaunch.rules import Effect, Game, IllegalMoveError
 from unolaunch.rules import engine as E
-from unolaunch.table.journal import GameRecord, Journal
+from unolaunch.table.journal import DiskFull, Entry, GameRecord, Journal
 from unolaunch.table.parse import VARIANT_NAMES, Context
 
 #: What the awaited player is asked for, by the engine's pending obligation.
@@ -82,6 +82,11 @@ class Arming:
 #: journaled change (while the session's lock is held: it must be quick and not block).
 Listener = Callable[[str, dict[str, Any]], None]
 
+#: A guard of a session: called after the engine took a change and before the journal
+#: records it, with the session's lock held (docs/architecture.md, *Crash safety*: the
+#: launcher is disarmed here when the change takes away a press it is armed for).
+Guard = Callable[[], None]
+
 
 class Session:
     """One game: engine + journal. Create with :meth:`start` or :meth:`resume`."""
@@ -96,12 +101,59 @@ class Session:
         #: when it moves, and a line carries the version it was typed against
         self.version = 0
         self._listeners: list[Listener] = []
+        self._guards: list[Guard] = []
+        #: entries the journal could not store yet (a full disk): the game goes on in
+        #: memory and the next write stores them first, all in one transaction (issue 33)
+        self.unsaved: list[tuple[str, dict[str, Any]]] = []
+        #: why they are not stored (the full disk's one line), None when all is stored
+        self.save_error: str | None = None
 
     def listen(self, listener: Listener) -> None:
         """Call ``listener(kind, data)`` after every journaled change, whoever made it
         (the terminal, the launcher's thread, a web front end)."""
         with self.lock:
             self._listeners.append(listener)
+
+    def guard(self, guard: Guard) -> None:
+        """Call ``guard()`` after each change of the game and before it is journaled
+        (:data:`Guard`)."""
+        with self.lock:
+            self._guards.append(guard)
+
+    def _write(self, items: list[tuple[str, dict[str, Any]]], moves: bool = True) -> None:
+        """Journal ``items`` after what a full disk left unsaved, in one transaction;
+        ``moves``: they change the game (the guards run first: the launcher is disarmed
+        before a move that takes its press away is recorded, never after).
+
+        A full disk (:class:`~unolaunch.table.journal.DiskFull`) is no error here: the game
+        is kept in memory, the entries wait in :attr:`unsaved` with the reason in
+        :attr:`save_error`, and the next write (or :meth:`save`) stores them all, once.
+        Any other failure of the journal raises, nothing of ``items`` stored."""
+        if moves:
+            for guard in list(self._guards):
+                guard()
+        batch = [*self.unsaved, *items]
+        if not batch:
+            return
+        try:
+            self.journal.append_many(self.id, batch, **self._summary())
+        except DiskFull as exc:
+            self.unsaved = batch
+            self.save_error = str(exc)
+            return
+        self.unsaved = []
+        self.save_error = None
+
+    def save(self) -> bool:
+        """Store what a full disk left unsaved (``save`` at the table); True when the
+        journal now holds the whole game."""
+        with self.lock:
+            if self.unsaved:
+                self._write([], moves=False)
+                if not self.unsaved:
+                    for listener in list(self._listeners):
+                        listener("saved", {})
+            return not self.unsaved
 
     def _changed(self, kind: str, data: dict[str, Any], entries: int = 1) -> None:
         self.version += entries
@@ -253,9 +305,11 @@ class Session:
             )
 
     def arming(self) -> Arming | None:
-        """What the launcher must be armed for now (see :func:`arming_for`)."""
+        """What the launcher must be armed for now (see :func:`arming_for`); disarmed
+        while a full disk keeps changes unsaved: the launcher is armed only for presses the
+        journal owes (docs/architecture.md, *Crash safety*)."""
         with self.lock:
-            return arming_for(self.game)
+            return None if self.unsaved else arming_for(self.game)
 
     # ------------------------------------------------------------------ changing
     def _summary(self) -> dict[str, Any]:
@@ -293,7 +347,7 @@ class Session:
             if event is not None:
                 items.append(("note", {"launcher_event": event_mark(event)}))
             try:
-                self.journal.append_many(self.id, items, **self._summary())
+                self._write(items)
             except BaseException:
                 self.game.undo()
                 raise
@@ -326,7 +380,7 @@ class Session:
                 )
             self.game.undo(n)
             try:
-                self.journal.append(self.id, "undo", {"n": n}, **self._summary())
+                self._write([("undo", {"n": n})])
             except BaseException:
                 self._rebuild()
                 raise
@@ -335,6 +389,8 @@ class Session:
 
     def _rebuild(self) -> None:
         fresh = Session.resume(self.journal, self.id)
+        for kind, data in self.unsaved:  # what a full disk keeps in memory, on top
+            fresh._replay(kind, data)
         self.game = fresh.game
 
     def next_round(self) -> list[Effect]:
@@ -342,7 +398,7 @@ class Session:
         with self.lock:
             effects = self.game.next_round()
             try:
-                self.journal.append(self.id, "deal", {}, **self._summary())
+                self._write([("deal", {})])
             except BaseException:
                 self.game.undo()
                 raise
@@ -354,15 +410,22 @@ class Session:
         """Journal that the launcher event ``event`` was taken in (one that changes no game
         state: a fault, a foul, the launcher's position when the table connected)."""
         with self.lock:
-            self.journal.append(
-                self.id, "note", {"launcher_event": event_mark(event)}, **self._summary()
-            )
+            self._write([("note", {"launcher_event": event_mark(event)})], moves=False)
+
+    def entries(self) -> list[Entry]:
+        """The game's journal entries, with those a full disk left unsaved after them
+        (numbered on): the game as this process holds it."""
+        with self.lock:
+            stored = self.journal.entries(self.id)
+            seq = stored[-1].seq if stored else 0
+            kept = [Entry(seq + i, k, d, "") for i, (k, d) in enumerate(self.unsaved, 1)]
+            return [*stored, *kept]
 
     def launcher_mark(self) -> dict[str, Any] | None:
         """The last launcher event this game took in (``boot``, ``seq``, ``event``), or
         None: on ``--resume`` the table asks the launcher for every event after it."""
         with self.lock:
-            for e in reversed(self.journal.entries(self.id)):
+            for e in reversed(self.entries()):
                 mark = e.data.get("launcher_event") if e.kind == "note" else None
                 if isinstance(mark, dict) and isinstance(mark.get("seq"), int):
                     return mark
@@ -373,12 +436,12 @@ class Session:
         the game — a foul, a launcher fault, a press that did not fit (``history`` shows
         it in its place; replay and undo skip it)."""
         with self.lock:
-            self.journal.append(self.id, "note", dict(data), **self._summary())
+            self._write([("note", dict(data))], moves=False)
 
     def closed(self) -> bool:
         """Whether the game was closed with 'yes' at its end (and nothing changed since)."""
         with self.lock:
-            entries = self.journal.entries(self.id)
+            entries = self.entries()
         return bool(entries) and entries[-1].kind == "note" and bool(entries[-1].data.get("closed"))
 
     def say_uno(self, expect: int | None = None) -> list[Effect]:
@@ -387,7 +450,7 @@ class Session:
         undo + the amended play + the answers that followed it."""
         with self.lock:
             self.expect(expect)
-            stack = actions_in_effect(self.journal.entries(self.id))
+            stack = actions_in_effect(self.entries())
             after: list[dict[str, Any]] = []
             while stack and stack[-1] is not None and "choose" in stack[-1]:
                 choose = stack[-1].get("choose") or {}
@@ -429,15 +492,13 @@ class Session:
                     )
                 ) from None
             try:
-                self.journal.append_many(
-                    self.id,
+                self._write(
                     # the undo is marked: history says "UNO", not "undo" (issue 34)
                     [
                         ("undo", {"n": n, "uno": by}),
                         ("action", amended),
                         *(("action", a) for a in after),
-                    ],
-                    **self._summary(),
+                    ]
                 )
             except BaseException:
                 self._rebuild()

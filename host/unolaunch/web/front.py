@@ -252,7 +252,7 @@ class TableFront:
             snap = self.session.snapshot()
             key = (snap["round"], snap["round_winner"], snap["round_points"], str(snap["scores"]))
             if self._rounds[0] != key:
-                entries = self.session.journal.entries(self.session.id)
+                entries = self.session.entries()
                 self._rounds = (key, round_results(self.session.record, entries))
             return [dict(r) for r in self._rounds[1]]
 
@@ -448,11 +448,12 @@ class TableFront:
     def _press_now(self, player: str, at: int | None, launcher: Any) -> Reply:
         """:meth:`_press` once the button is this request's."""
         s = self.session
-        # A move is recorded, then the launcher re-armed for what the game awaits now
-        # (ATK-25): a press that comes in between would be made on the old arming (a foul
-        # for a press now owed, or cards for the player who just moved). Arm first; the
-        # check below then refuses a press if the game moved on again meanwhile. (Not under
-        # the session's lock: arming takes the launcher's lock, then the session's.)
+        # A move is recorded, then the launcher armed for what the game awaits now (it is
+        # disarmed before the record when the move takes its press away: docs/
+        # architecture.md, *Crash safety*): a press that comes in between is made on the
+        # old arming (a foul for a press now owed). Arm first; the check below then refuses
+        # a press if the game moved on again meanwhile. (Locks: the session's, then the
+        # launcher's, as every arming takes them.)
         self.table.sync_launcher()
         with s.lock:  # checked and pressed in one step: nothing moves the game in between
             try:
@@ -563,7 +564,7 @@ def journal_log(session: Any) -> list[Outcome]:
     the log a resumed game shows. Stops at an entry that does not replay."""
     game = fresh_game(session.record)
     out: list[Outcome] = []
-    for e in session.journal.entries(session.id):
+    for e in session.entries():
         data = e.data
         try:
             if e.kind == "action":
