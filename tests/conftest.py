@@ -69,6 +69,7 @@ _LONG_FIRST = (
     "tests/test_fw_fuzz.py::",
     "tests/test_demo.py::test_demo_plays_a_whole_game",
     "tests/test_play_crash.py::",
+    "tests/test_play_every_crash_point.py::",  # a chunk of k: 1-2 min each
     "tests/test_boards.py::test_protocol_examples_answered_as_documented",
     "tests/test_flash.py::test_reflash_replaces",
     "tests/test_flash.py::test_dry_run_then_flash",
