@@ -9,6 +9,7 @@ tests/test_play_every_crash_point.py."""
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -345,3 +346,51 @@ def test_issue33_item3_the_screen_says_what_to_do_and_save_stores_it(tmp_path: P
     assert gone.run() == 1
     said = " ".join(quitting.getvalue().split())
     assert "Game 1 is saved" not in said and "1 change is not saved yet" in said, said
+
+
+def test_issue33_a_cable_pulled_as_the_table_disarms_never_holds_the_game(tmp_path: Path) -> None:
+    """The table arms and disarms the launcher holding the game's lock (the arming promise
+    at every journal write, ATK-26), and the client used to reconnect inside a command cut
+    by a pulled cable — up to its reconnect_timeout (30 s) with the game's lock held: the
+    screen froze, and the lost burst's press, which needs that lock to be recorded, waited
+    for the cable (a CI failure of the cable-pull test on rp2040: no word in 90 s). Now a
+    command fails at once when the launcher is lost or being reconnected; the events thread
+    reconnects, and the arming follows the game once it is back."""
+    from unolaunch.table.launcher import connect
+
+    journal = Journal.open(tmp_path)
+    session = Session.start(journal, "attack", ["Ann", "Bob", "Cy"], {}, seed=3, dealer="Cy")
+    said: list[str] = []
+
+    def notify(notice: Outcome | None, warning: Outcome | None) -> None:
+        said.extend(words(o) for o in (notice, warning) if o is not None and o.kind != "clear")
+
+    launcher = connect("sim", session, notify)
+    sim = launcher.sim
+    assert sim is not None
+    try:
+        session.apply({"by": "Cy", "choose": {"top": "r5"}})
+        launcher.sync()
+        assert launcher.armed == Arming("Ann", 1, "random")
+        moved = threading.Event()
+
+        def move() -> None:  # Ann's card takes her press away: a disarm first
+            session.apply({"by": "Ann", "play": "r7"})
+            launcher.sync()
+            moved.set()
+
+        sim.unplug()
+        threading.Thread(target=move, daemon=True).start()
+        # (the client's reconnect_timeout is 30 s: 10 s tells a move that waited for the
+        # cable from one that did not, whatever the load)
+        assert moved.wait(10), "the move waited for the cable to come back"
+        assert session.snapshot()["awaiting"]["by"] == "Bob"
+        sim.replug()
+        deadline = time.monotonic() + 60
+        while launcher.armed != Arming("Bob", 1, "random") and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert launcher.armed == Arming("Bob", 1, "random"), said  # back, and following the game
+        assert launcher.connected
+    finally:
+        launcher.close()
+        journal.close()

@@ -180,6 +180,13 @@ class LauncherClient:
         self.timeout = timeout
         self.reconnect = reconnect
         self.reconnect_timeout = reconnect_timeout
+        #: Whether a request waits for a lost launcher to come back (and then goes on). A
+        #: program that keeps reading events (the table) sets it false: a request then
+        #: fails at once with :class:`DisconnectedError` when the launcher is lost, is
+        #: being reconnected, or goes away during it, and the reading thread does the
+        #: reconnecting — so that a caller holding its own locks (the table's game) is not
+        #: held for as long as a cable stays out.
+        self.reconnect_in_requests = True
         #: The board's ``hello`` reply from the last handshake.
         self.info: dict[str, Any] = {}
         #: How many times the link was restored after the launcher went away or rebooted.
@@ -460,34 +467,52 @@ class LauncherClient:
     # ------------------------------------------------------------------ requests
     def request(self, cmd: str, **args: Any) -> dict[str, Any]:
         """Send any command and return its reply's fields (refusals raise
-        :class:`CommandError`). Survives the launcher going away when ``reconnect``."""
-        with self._lock:
-            self._ensure_connected()
-            tries = 0
-            while True:
-                tries += 1
+        :class:`CommandError`). Survives the launcher going away when ``reconnect`` (and
+        :attr:`reconnect_in_requests`)."""
+        wait = self.reconnect_in_requests
+        # (the reading thread holds the lock while it reconnects: a request that must not
+        # wait for that gives up after a reply's time)
+        if not self._lock.acquire(timeout=-1 if wait else self.timeout):
+            raise DisconnectedError(
+                f"the launcher on {self.port} is being reconnected: '{cmd}' was not sent",
+                self.port,
+            )
+        try:
+            return self._request(cmd, args, wait)
+        finally:
+            self._lock.release()
+
+    def _request(self, cmd: str, args: dict[str, Any], wait: bool) -> dict[str, Any]:
+        if not wait and self._ser is None and not self._closed:
+            raise DisconnectedError(
+                f"the launcher on {self.port} is not connected: '{cmd}' was not sent", self.port
+            )
+        self._ensure_connected()
+        tries = 0
+        while True:
+            tries += 1
+            try:
+                reply = self._exchange(cmd, args, self.timeout)
+            except _Lost as exc:
+                self._handle_lost(str(exc), wait=wait)
+                self._after_interruption(cmd, "the launcher went away", tries)
+                continue
+            except _Rebooted:
+                self._handle_reboot()
+                self._after_interruption(cmd, "the launcher restarted", tries)
+                continue
+            except NoReplyError as silence:
+                if not self.reconnect or tries > 1 or cmd == "hello":
+                    raise
+                # Maybe it rebooted and we missed the sign: probe, restore, retry once.
                 try:
-                    reply = self._exchange(cmd, args, self.timeout)
-                except _Lost as exc:
-                    self._handle_lost(str(exc))
-                    self._after_interruption(cmd, "the launcher went away", tries)
-                    continue
-                except _Rebooted:
-                    self._handle_reboot()
-                    self._after_interruption(cmd, "the launcher restarted", tries)
-                    continue
-                except NoReplyError as silence:
-                    if not self.reconnect or tries > 1 or cmd == "hello":
-                        raise
-                    # Maybe it rebooted and we missed the sign: probe, restore, retry once.
-                    try:
-                        self._handle_silence()
-                    except NoReplyError:
-                        raise silence from None
-                    continue
-                fields = self._check(cmd, reply)
-                crashpoint.step(f"launcher:{cmd}")  # the launcher acted on it (issue 33)
-                return fields
+                    self._handle_silence()
+                except NoReplyError:
+                    raise silence from None
+                continue
+            fields = self._check(cmd, reply)
+            crashpoint.step(f"launcher:{cmd}")  # the launcher acted on it (issue 33)
+            return fields
 
     def send_raw(self, line: bytes, reply_id: int | None, timeout: float | None = None) -> Reply:
         """Send ``line`` as it is (for diagnostics and protocol tests) and return the reply
@@ -999,7 +1024,7 @@ class LauncherClient:
                 )
             self._reconnect()
 
-    def _handle_lost(self, why: str) -> None:
+    def _handle_lost(self, why: str, wait: bool = True) -> None:
         self._drop_port()
         lost_burst = self._burst
         self._burst = None
@@ -1021,6 +1046,8 @@ class LauncherClient:
             raise DisconnectedError(
                 message + ": check the cable and run the command again", self.port
             )
+        if not wait:  # the reading thread reconnects (reconnect_in_requests)
+            raise DisconnectedError(message, self.port)
         self._reconnect()
 
     def _handle_reboot(self, what: str = "the launcher restarted (reset or power dip)") -> None:

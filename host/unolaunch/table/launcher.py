@@ -219,7 +219,12 @@ class LinkedLauncher:
 
     def _watch(self, client: Any) -> None:
         # The client reports a lost link at once (then spends a while reconnecting while
-        # holding the port): stop talking to it until it is back.
+        # holding the port): stop talking to it until it is back. A command sent meanwhile
+        # (or cut by the loss) fails at once rather than wait for the cable: the table may
+        # be holding the game's lock (an arming is made under it: docs/architecture.md,
+        # *Crash safety*), and the lost burst's press needs that lock to be recorded.
+        if hasattr(client, "reconnect_in_requests"):
+            client.reconnect_in_requests = False
         on_event = getattr(client, "on_event", None)
         if on_event is not None:
             on_event(self._on_link_event)
@@ -786,7 +791,10 @@ def connect(
         # that it is empty, as the screen says (issue 34, item 7)
         stock = int(snap.get("stock_size") or 0) if snap.get("top") is not None else 0
         sim = make_launcher(board, rp2_dir=rp2_dir, cards=stock).start()
-        device = sim.port
+        # its link, not its pty: a replugged simulator is a new pty (whose old name another
+        # program's pty may have taken meanwhile), and the link follows it as a Pico's
+        # /dev/serial/by-id name does
+        device = sim.link
         for _ in range(50):  # the firmware boots in well under a second
             try:
                 client = open_launcher(device, timeout=2.0)
