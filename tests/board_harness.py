@@ -72,6 +72,23 @@ def board_params() -> list[Any]:
     ]
 
 
+def settled(sim: SimBoard) -> None:
+    """Wait until the roller has stood still for 0.5 s of the board's time (every burst
+    over and braked, one a crash left running too: on the emulated chip, whose clock runs
+    slower than the host's, 0.5 s of the host's was sometimes not)."""
+    deadline = sim.deadline(60)
+    while deadline.left() > 0:
+        events = sim.hw_events()
+        motor = [e for e in events if e.get("hw") == "motor"]
+        if not motor or not motor[-1].get("duty"):
+            sim.sleep(0.5)
+            if len(sim.hw_events()) == len(events):
+                return
+        else:
+            time.sleep(0.05)
+    raise AssertionError("the roller never stopped")
+
+
 def start_board(board: str, **kwargs: Any) -> SimBoard:
     """A started simulated launcher on ``board`` (skips/fails as :func:`require_board`)."""
     require_board(board)

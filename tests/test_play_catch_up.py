@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import random
 import signal
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from board_harness import board_params, require_board
+from board_harness import board_params, require_board, settled
 from table_pty import Player
 from unolaunch.link import EventLogGone, open_launcher
 from unolaunch.sim import make_launcher
@@ -103,23 +102,6 @@ def test_presses_while_play_was_killed_are_credited_once_on_resume_atk7_atk11(
         r.close()
 
 
-def _settled(sim: SimBoard) -> None:
-    """Wait until the roller has stood still for 0.5 s of the board's time (every burst
-    over, braked: on the emulated chip, whose clock runs slower than the host's, 0.5 s of
-    the host's was sometimes not)."""
-    deadline = sim.deadline(60)
-    while deadline.left() > 0:
-        events = sim.hw_events()
-        motor = [e for e in events if e.get("hw") == "motor"]
-        if not motor or not motor[-1].get("duty"):
-            sim.sleep(0.5)
-            if len(sim.hw_events()) == len(events):
-                return
-        else:
-            time.sleep(0.05)
-    raise AssertionError("the roller never stopped")
-
-
 def _prompt(p: Player) -> str:
     """Wait for a player's prompt; return whose."""
     p.child.expect([r"Ann> ", r"Bob> "])
@@ -163,7 +145,7 @@ def test_kill_9_at_random_points_of_bursts_then_resume_credits_each_card_once(
         for _ in range(rng.randrange(0, 3)):  # presses while nothing listens
             sim.control("press")
             sim.sleep(rng.uniform(0.1, 0.6))
-        _settled(sim)
+        settled(sim)
         p = _play(tmp_path, sim, "--resume")
         who = _prompt(p)
         state = p.state()

@@ -17,7 +17,6 @@ marker (``pytest -m soak tests/test_play_every_crash_point.py``).
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +24,7 @@ from typing import Any
 
 import pexpect
 import pytest
-from board_harness import require_board
+from board_harness import require_board, settled
 from table_pty import Player
 from unolaunch.crashpoint import CRASH_AT_ENV, CRASH_LOG_ENV, CRASH_STATUS
 from unolaunch.link import open_launcher
@@ -113,22 +112,6 @@ def _outcome(data: Path, sim: SimBoard) -> Outcome:
         ]
         snap = s.snapshot()
         return Outcome(actions, snap["hand_sizes"], snap["scores"], _counters(s), sim.cards)
-
-
-def _settled(sim: SimBoard) -> None:
-    """Until the roller has stood still for 0.5 s of the board's time (a burst that the
-    crash left running is over)."""
-    deadline = sim.deadline(60)
-    while deadline.left() > 0:
-        events = sim.hw_events()
-        motor = [e for e in events if e.get("hw") == "motor"]
-        if not motor or not motor[-1].get("duty"):
-            sim.sleep(0.5)
-            if len(sim.hw_events()) == len(events):
-                return
-        else:
-            time.sleep(0.05)
-    raise AssertionError("the roller never stopped")
 
 
 class Crashed(Exception):
@@ -248,7 +231,7 @@ def _reference(sim: SimBoard, tmp: Path) -> Reference:
     p.child.sendline("quit")
     p.child.expect(pexpect.EOF)
     p.child.close()
-    _settled(sim)
+    settled(sim)
     steps = [line.split(" ", 1)[1] for line in log.read_text().splitlines()]
     return Reference(steps, keys, _outcome(data, sim), ends)
 
@@ -270,7 +253,7 @@ def _crash_at(sim: SimBoard, ref: Reference, k: int, tmp: Path) -> None:
     data = tmp / f"k{k}"
     at = _run(sim, data, _new_game_args(), env={CRASH_AT_ENV: str(k)})
     assert at is not None, f"the run never reached its step {k} ({ref.steps[k - 1]})"
-    _settled(sim)
+    settled(sim)
     if _stored(data):
         done = _run(sim, data, ["--resume"], keys=ref.keys)
     else:
@@ -366,7 +349,7 @@ def test_issue33_item1_a_press_right_after_a_card_play_is_recorded_is_a_foul_atk
     start = len(sim.hw_events())
     sim.control("press")  # Bob, out of habit, while nothing listens
     sim.wait_hw(lambda e: e.get("hw") == "button" and not e.get("down"), 30, start)
-    _settled(sim)
+    settled(sim)
     assert sim.cards == inside  # nothing fired
     assert not [e for e in sim.hw_events()[start:] if e.get("hw") == "motor" and e.get("duty")]
     p = Player(data, "play", "--resume", "--port", str(sim.link), timeout=90)
