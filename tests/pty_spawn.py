@@ -25,7 +25,14 @@ _SETSID = shutil.which("setsid")
 
 
 class Spawn(pexpect.spawn):  # type: ignore[misc]
-    """``pexpect.spawn`` (same arguments) whose child is posix_spawn'ed, not forked."""
+    """``pexpect.spawn`` (same arguments) whose child is posix_spawn'ed, not forked.
+
+    It sends at once: pexpect's ``delaybeforesend`` (50 ms before each send, for programs
+    that flush their input after a prompt, which none here does) cost the suite minutes."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.delaybeforesend = None
 
     def _spawnpty(
         self,

@@ -69,7 +69,7 @@ EventDict = dict[str, Any]
 EventCallback = Callable[[EventDict], None]
 
 _HELLO = {"protocol": PROTOCOL_VERSION}  # a v2 firmware answers a bare hello as v1
-_SLICE_S = 0.05  # longest a reader holds the port lock while waiting for bytes
+_SLICE_S = 0.05  # longest a reader holds the port lock while waiting for bytes (unless woken)
 _RETRY_OPEN_S = 0.1  # pause between attempts to reopen a port that went away
 _EVENT_BACKLOG = 10000  # events kept for events()/next_event() when nobody consumes them
 _REPL_MARKERS = (b">>> ", b"raw REPL; CTRL-B to exit", b"\r\n>")
@@ -198,6 +198,14 @@ class LauncherClient:
         self._pty: tuple[int, int] | None = None  # which pty we opened, if it is one
         self._parser = LineParser()
         self._lock = threading.RLock()
+        # A command goes before the reading thread (next_event), which holds the port lock
+        # in slices while it waits for events: the command says it waits (_wanted), wakes
+        # the reader's select (the pipe) and the reader lets it have the lock first. Without
+        # this a command waited out the slice and then usually lost the race for the lock
+        # to the reader's next slice: 100-250 ms for each arm and disarm of the table.
+        self._turn = threading.Condition(threading.Lock())
+        self._wanted = 0
+        self._wake_fds: tuple[int, int] | None = None
         # Ids start at a random number, not 1: a reply that comes late from an earlier
         # connection to the same board (a hello answered after its client gave up, under a
         # slow boot) must not be taken for this one's request of the same number. Below
@@ -233,8 +241,14 @@ class LauncherClient:
     # ------------------------------------------------------------------ lifecycle
     def open(self) -> LauncherClient:
         """Open the port and shake hands; returns ``self``. Raises :class:`LinkError`."""
-        with self._lock:
+        with self._command():
             self._closed = False
+            with self._turn:
+                if self._wake_fds is None:
+                    r, w = os.pipe()
+                    os.set_blocking(r, False)
+                    os.set_blocking(w, False)
+                    self._wake_fds = (r, w)
             try:
                 self._connect(first=True)
             except _Lost as exc:
@@ -247,9 +261,40 @@ class LauncherClient:
 
     def close(self) -> None:
         """Close the port (the launcher keeps whatever state it has)."""
-        with self._lock:
+        with self._command():
             self._closed = True
             self._drop_port()
+            with self._turn:
+                fds, self._wake_fds = self._wake_fds, None
+            for fd in fds or ():
+                os.close(fd)
+
+    @contextlib.contextmanager
+    def _command(self, timeout: float = -1) -> Iterator[bool]:
+        """Hold the port lock for a command (yields False if ``timeout`` passed first): the
+        reading thread is woken from its wait and lets the command go first."""
+        with self._turn:
+            self._wanted += 1
+            if self._wake_fds is not None:
+                with contextlib.suppress(OSError):  # full: a wake-up is already waiting
+                    os.write(self._wake_fds[1], b"w")
+        try:
+            got = self._lock.acquire(timeout=timeout)
+        finally:
+            with self._turn:
+                self._wanted -= 1
+                if not self._wanted:
+                    self._turn.notify_all()
+        try:
+            yield got
+        finally:
+            if got:
+                self._lock.release()
+
+    def _let_commands_go(self) -> None:
+        """The reading thread, between its slices: wait while a command wants the port."""
+        with self._turn:
+            self._turn.wait_for(lambda: not self._wanted, timeout=_SLICE_S)
 
     def __enter__(self) -> LauncherClient:
         if self._ser is None:
@@ -395,7 +440,7 @@ class LauncherClient:
         """Reset the board (``machine.reset()``, e.g. after changing pins) and wait up to
         ``timeout`` seconds for it to come back; the handshake is redone and what was armed
         is restored. A real Pico leaves USB while it resets: that needs ``reconnect``."""
-        with self._lock:
+        with self._command():
             self._ensure_connected()
             deadline = time.monotonic() + timeout
             try:
@@ -417,6 +462,8 @@ class LauncherClient:
         came. Handles a launcher going away like the commands do."""
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
+            if self._wanted:
+                self._let_commands_go()
             if self._held and not self._events:
                 with self._lock:
                     try:
@@ -432,7 +479,7 @@ class LauncherClient:
                 if self._events:
                     continue
                 try:
-                    self._pump(deadline, max_wait=_SLICE_S)
+                    self._pump(deadline, max_wait=_SLICE_S, wakeable=True)
                 except _Lost as exc:
                     self._handle_lost(str(exc))
                 if self._rebooted and not self._in_handshake:
@@ -472,15 +519,13 @@ class LauncherClient:
         wait = self.reconnect_in_requests
         # (the reading thread holds the lock while it reconnects: a request that must not
         # wait for that gives up after a reply's time)
-        if not self._lock.acquire(timeout=-1 if wait else self.timeout):
-            raise DisconnectedError(
-                f"the launcher on {self.port} is being reconnected: '{cmd}' was not sent",
-                self.port,
-            )
-        try:
+        with self._command(timeout=-1 if wait else self.timeout) as got:
+            if not got:
+                raise DisconnectedError(
+                    f"the launcher on {self.port} is being reconnected: '{cmd}' was not sent",
+                    self.port,
+                )
             return self._request(cmd, args, wait)
-        finally:
-            self._lock.release()
 
     def _request(self, cmd: str, args: dict[str, Any], wait: bool) -> dict[str, Any]:
         if not wait and self._ser is None and not self._closed:
@@ -519,7 +564,7 @@ class LauncherClient:
         carrying ``reply_id`` (None: the ``"id": null`` reply to an unreadable line). No
         reconnection, no checking of ``ok``."""
         limit = self.timeout if timeout is None else timeout
-        with self._lock:
+        with self._command():
             self._ensure_connected()
             try:
                 self._write(line)
@@ -598,9 +643,14 @@ class LauncherClient:
             raise _lost(exc) from None
 
     def _pump(
-        self, deadline: float | None, want: int | None = None, max_wait: float | None = None
+        self,
+        deadline: float | None,
+        want: int | None = None,
+        max_wait: float | None = None,
+        wakeable: bool = False,
     ) -> None:
-        """Wait (until ``deadline``, at most ``max_wait``) for bytes and dispatch them."""
+        """Wait (until ``deadline``, at most ``max_wait``) for bytes and dispatch them;
+        ``wakeable``: return early when a command wants the port (:meth:`_command`)."""
         ser = self._ser
         if ser is None:
             raise _Lost("port closed")
@@ -613,7 +663,18 @@ class LauncherClient:
             fileno = None
         try:
             if fileno is not None:
-                ready, _, _ = select.select([fileno], [], [], wait)
+                wake = self._wake_fds[0] if wakeable and self._wake_fds is not None else None
+                if wake is None:
+                    ready, _, _ = select.select([fileno], [], [], wait)
+                else:
+                    if self._wanted:
+                        return
+                    ready, _, _ = select.select([fileno, wake], [], [], wait)
+                    if wake in ready:
+                        with contextlib.suppress(OSError):
+                            os.read(wake, 64)
+                        if fileno not in ready:
+                            return
                 if not ready:
                     return
                 data = ser.read(ser.in_waiting or 1)
@@ -720,7 +781,7 @@ class LauncherClient:
         them (``replay: true``); they are not delivered again as events. Raises
         :class:`EventLogGone` when it no longer keeps them all, :class:`CommandError` on a
         firmware without the log."""
-        with self._lock:
+        with self._command():
             self._ensure_connected()
             self._need_protocol(3, "events")
             return self._fetch_since(seq)
