@@ -91,9 +91,16 @@ def watch(pin, log, clock):
     (time.ticks_ms or ticks_us) from a hard IRQ: it runs the moment the edge happens, even
     in the middle of a long write or a garbage collection, and allocates nothing. Returns
     False where the pin takes no IRQ (the loop then samples it)."""
+    return on_edge(pin, log.record, clock)
+
+
+def on_edge(pin, fn, clock):
+    """fn(clock(), level) at every edge of `pin`, from a hard IRQ (`fn` must allocate
+    nothing: on rp2 an allocation there raises MemoryError). False where the pin takes no
+    IRQ."""
 
     def edge(p):
-        log.record(clock(), p.value())
+        fn(clock(), p.value())
 
     try:
         pin.irq(edge, machine.Pin.IRQ_FALLING | machine.Pin.IRQ_RISING, hard=True)

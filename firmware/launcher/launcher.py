@@ -153,6 +153,9 @@ class Launcher:
         if cards:
             self.burst = b
             self.motor.start(now)
+            if self.sensor is not None:
+                # the sensor brakes the motor the moment the last card is out (its IRQ)
+                self.sensor.stop_at = b["base"] + cards
         if press:
             self.feedback.ding(now)
             owed = arming["owed"] if arming else None
@@ -246,7 +249,9 @@ class Launcher:
         self.seen = count
 
     def _finish(self, b, cards, counted, fault, cancelled=False, hint=None):
-        self.motor.brake(self.now)
+        if self.sensor is not None:
+            self.sensor.stop_at = -1
+        self.motor.brake(self.now)  # (a brake the sensor began goes on)
         self.burst = None
         self.feedback.firing(False, self.now)
         self.cards_out += cards

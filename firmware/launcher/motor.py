@@ -45,6 +45,11 @@ class Motor:
         if u16 != self._u16:
             self._u16 = u16
             self._drive.duty_u16(u16)
+            if self.braking:
+                # the sensor's IRQ braked the motor (the last card) while this step ran:
+                # the brake holds, whatever the ramp wrote
+                self.pwm_b.duty_u16(_FULL)
+                self.pwm_a.duty_u16(_FULL)
 
     def off(self):
         """Motor off now (coast). Safe to call at any time, any number of times."""
