@@ -169,9 +169,9 @@ def test_both_boards_catch_a_loop_that_stops_watching_while_it_writes(
     shutil.copytree(FIRMWARE, deaf, ignore=shutil.ignore_patterns("__pycache__"))
     app = deaf / "launcher" / "app.py"
     text = app.read_text()
-    assert "SLICE_US = 1400" in text and "if not board.watch(pin, log, clock):" in text
+    assert "SLICE_US = 1400" in text and text.count("if board.on_edge(") == 2
     text = text.replace("SLICE_US = 1400", "SLICE_US = 500_000")  # one slice: all of it
-    app.write_text(text.replace("if not board.watch(pin, log, clock):", "if True:"))
+    app.write_text(text.replace("if board.on_edge(", "if False and board.on_edge("))
     usb = deaf / "launcher" / "board.py"
     text = usb.read_text()
     one_byte = (

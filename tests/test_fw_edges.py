@@ -178,3 +178,63 @@ def test_a_card_clearing_the_beam_while_the_loop_reads_it_is_counted(base: int) 
     for t in range(40_000, 60_000, 1_000):
         s.poll(base + t)
     assert s.count == 1 and not s.blocked()
+
+
+class FakeOneShot:
+    """A machine.Timer as the button's IRQ arms it (board.one_shot): one pending one-shot
+    callback, armed again at each edge."""
+
+    def __init__(self) -> None:
+        self.due: tuple[int, object] | None = None
+        self.now = 0
+
+    def init(self, mode: int, period: int, callback: object, hard: bool) -> None:
+        assert mode == 7 and hard  # the mode handed in (board: Timer.ONE_SHOT), in the IRQ
+        self.due = (self.now + period, callback)
+
+    def run_until(self, t: int) -> None:
+        if self.due is not None and self.due[0] <= t:
+            fn, self.due = self.due[1], None
+            self.now = t
+            fn(self)  # type: ignore[operator]
+
+
+def test_the_debounce_timer_starts_the_motor_only_for_a_settled_press_the_loop_allowed() -> None:
+    """Issue 32: at each edge the button's IRQ arms a one-shot timer for debounce_ms; when it
+    fires with the contact still closed, the button still up for the loop and `go` set (a
+    press now runs a burst), it calls on_down (the motor starts) once; bounces re-arm it, a
+    release or a loop that said no start nothing."""
+    pin, timer = FakePin(1), FakeOneShot()
+    b = Button(pin, debounce_ms=20, edges=EdgeLog())
+    b.poll(0)
+    b.timer, b.one_shot = timer, 7  # type: ignore[assignment]
+    started: list[int] = []
+    b.on_down = lambda: started.append(timer.now)  # type: ignore[assignment]
+
+    def contact(t: int, level: int) -> None:
+        timer.run_until(t)
+        timer.now = t
+        pin.level = level
+        b.edge(t, level)
+
+    b.go = True
+    for t, level in [(100, 0), (103, 1), (105, 0)]:  # a press with bounce
+        contact(t, level)
+    timer.run_until(124)
+    assert started == []  # 19 ms after the last bounce: not yet
+    timer.run_until(125)
+    assert started == [125] and not b.go  # once: `go` is used up
+    assert b.poll(130) == DOWN
+    contact(200, 1)
+    timer.run_until(300)
+    assert started == [125]  # a release starts nothing
+    assert b.poll(300) == UP
+    b.go = True
+    contact(400, 0)
+    contact(410, 1)  # 10 ms: contact noise
+    timer.run_until(500)
+    assert started == [125]
+    b.go = False  # the loop: a press now would run nothing (a foul, a blank)
+    contact(600, 0)
+    timer.run_until(700)
+    assert started == [125]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +66,24 @@ def test_pattern_reseed_replays() -> None:
     p.press()
     p.reseed(5)
     assert [p.press() for _ in range(50)] == first
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_a_press_drawn_ahead_is_the_press_it_would_have_been(seed: int) -> None:
+    """Issue 32: the loop draws a random press's outcome ahead (Pattern.ahead), for the
+    press's timer IRQ; the presses are the same, in the same order, and the blanks count
+    moves only when the press is made."""
+    rng = random.Random(seed)
+    plain, ahead = Pattern(Rng(seed)), Pattern(Rng(seed))
+    for _ in range(200):
+        for _ in range(rng.randrange(3)):
+            n = ahead.ahead()
+            assert ahead.blanks == plain.blanks and n == ahead.ahead()
+        assert ahead.press() == plain.press() and ahead.blanks == plain.blanks
+    ahead.ahead()
+    ahead.reseed(seed)  # a reseed forgets what was drawn
+    plain.reseed(seed)
+    assert [ahead.press() for _ in range(50)] == [plain.press() for _ in range(50)]
 
 
 def test_fire_rate_formula() -> None:

@@ -39,7 +39,6 @@ WRITE_MIN_US = 1000
 # and how long the longest took (gcs, gc_us_max).
 GC_LITTER = 96 * 1024
 LINE_LITTER = 12
-BURST_GC_DROP = 1024
 IDLE_LITTER = 32
 RESET_DELAY_MS = 100  # lets the `reset` reply leave the USB buffer before the board resets
 REPL_WAIT_MS = 1000  # `repl`: how long the reply may take to leave before the REPL is handed over
@@ -67,7 +66,15 @@ class App:
         # (launcher/edges.py): a busy loop iteration delays a press or a card, never loses it
         self.watched = []
         pin = board.input_pin(cfg["button_pin"])
-        self.button = Button(pin, cfg["debounce_ms"], edges=self._watch(pin, time.ticks_ms))
+        self.button = button = Button(pin, cfg["debounce_ms"], edges=EdgeLog())
+        self.irq_start = -1  # ticks_ms when a press's timer IRQ started the motor (-1: none)
+        if board.on_edge(pin, button.edge, time.ticks_ms):
+            self.watched.append(pin)
+            # the debounce's end starts the motor from a timer IRQ (issue 32)
+            button.timer, button.one_shot = board.one_shot() or (None, 0)
+            button.on_down = self._press_now
+        else:
+            button.edges = None  # no IRQ on this pin: sampled by the loop only
         if config.motor_enabled(cfg):
             self.motor = Motor(
                 board.pwm(cfg["motor_a_pin"], cfg["motor_pwm_hz"]),
@@ -137,7 +144,7 @@ class App:
         self.gcs = 0  # collections the loop made
         # collections during bursts, the heap's own ones included (an allocation that finds
         # the heap full collects there and then): told by the heap's use dropping by more
-        # than BURST_GC_DROP between two loop iterations of a burst (only a collection frees
+        # than 1 KB between two loop iterations of a burst (only a collection frees
         # that much at once; a shrinking buffer frees a few bytes)
         self.burst_gcs = 0
         self.burst_alloc = -1  # gc.mem_alloc() at the last iteration of a burst (-1: none)
@@ -163,12 +170,13 @@ class App:
         self.launcher.button = self.button  # `inputs` reads it
         self.mem_free_boot = 0
 
-    def _watch(self, pin, clock):
-        log = EdgeLog()
-        if not board.watch(pin, log, clock):
-            return None  # no IRQ on this pin: sampled by the loop only
-        self.watched.append(pin)
-        return log
+    def _press_now(self):
+        """A debounced press that starts a burst (the button's timer IRQ, Button.go): the
+        motor starts now; the loop does the rest when it sees the press (on_press)."""
+        if not self.motor.running:
+            t = time.ticks_ms()
+            self.motor.start(t)
+            self.irq_start = t  # type: ignore[assignment]
 
     def _brake_now(self):
         """The burst's last card is out (the sensor's IRQ): brake the motor now."""
@@ -178,6 +186,9 @@ class App:
         for pin in self.watched:
             board.unwatch(pin)
         self.watched = []
+        self.button.go = False
+        if self.button.timer is not None:
+            self.button.timer.deinit()
 
     def emit(self, msg):
         """An event: every port hears it (encoded by the loop, in turn with the replies). A
@@ -252,14 +263,29 @@ class App:
             self.gap_us_max = gap
         was_raw = self.button._raw
         if self.button.poll(now) == DOWN:
-            # the motor starts now, before the press is announced; the burst's deadlines run
-            # from here, and so does the rest of this step (tick() must not see an earlier time)
+            # the motor starts now (or started at the debounce's end, in the button's timer
+            # IRQ: irq_start), before the press is announced; the burst's deadlines run from
+            # then; the rest of this step runs on the clock now
             now = start = time.ticks_ms()
+            irq = self.irq_start
+            self.irq_start = -1
+            if irq >= 0:
+                start = irq  # type: ignore[assignment]
             self.launcher.on_press(self.button.changed_at, start)
+            if irq >= 0 and self.launcher.burst is None:
+                # the arming changed between the loop's plan and the press (a request in the
+                # same iteration): the press runs nothing, the motor stops
+                self.motor.off()
             if self.motor.running:
                 self.press_iters = self.iterations - self.raw_down_at
                 self.press_ms = time.ticks_diff(start, self.button.changed_at)
             busy = True
+        elif self.irq_start >= 0 and time.ticks_diff(now, self.irq_start) >= 200:
+            # the timer started the motor for a press the debounce then never counted, 200 ms
+            # ago (it cannot happen: both judge the same edges): never a motor left alone
+            self.irq_start = -1
+            if self.launcher.burst is None:
+                self.motor.off()
         elif self.button._raw and not was_raw:
             self.raw_down_at = self.iterations
         if self.sensor is not None:
@@ -267,7 +293,7 @@ class App:
         self.launcher.tick(now)
         if self.launcher.burst is not None:
             used = gc.mem_alloc()
-            if 0 <= used < self.burst_alloc - BURST_GC_DROP:
+            if 0 <= used < self.burst_alloc - 1024:
                 self.burst_gcs += 1
             self.burst_alloc = used
         elif self.burst_alloc >= 0:
@@ -321,6 +347,15 @@ class App:
             port.until = until
             if port._q and (port.flush() or port.cut):
                 busy = True
+        # what a press would do now, for the button's timer IRQ (Button.go): the loop
+        # draws a random press's outcome ahead (Pattern.ahead), the IRQ may not allocate
+        button = self.button
+        if button.timer is not None:
+            button.go = (
+                self.leave is None
+                and self.launcher.burst is None
+                and self.launcher.press_plan() > 0
+            )
         if self.leave is not None:
             self._answer_all()
         repl_at = self.launcher.repl_at

@@ -86,18 +86,13 @@ def input_pin(num):
     return machine.Pin(num, PIN_IN, PULL_UP)
 
 
-def watch(pin, log, clock):
-    """Timestamp every edge of `pin` into `log` (launcher/edges.py, EdgeLog) with `clock`
-    (time.ticks_ms or ticks_us) from a hard IRQ: it runs the moment the edge happens, even
-    in the middle of a long write or a garbage collection, and allocates nothing. Returns
-    False where the pin takes no IRQ (the loop then samples it)."""
-    return on_edge(pin, log.record, clock)
-
-
 def on_edge(pin, fn, clock):
-    """fn(clock(), level) at every edge of `pin`, from a hard IRQ (`fn` must allocate
-    nothing: on rp2 an allocation there raises MemoryError). False where the pin takes no
-    IRQ."""
+    """fn(clock(), level) at every edge of `pin` (clock: time.ticks_ms or ticks_us), from a
+    hard IRQ: it runs the moment the edge happens, even in the middle of a long write or a
+    garbage collection. `fn` must allocate nothing (on rp2 an allocation there raises
+    MemoryError): the button's logs the edge (launcher/edges.py, EdgeLog), the beam's runs
+    the card filter (launcher/sensor.py). Returns False where the pin takes no IRQ (the loop
+    then samples it)."""
 
     def edge(p):
         fn(clock(), p.value())
@@ -107,6 +102,17 @@ def on_edge(pin, fn, clock):
     except Exception:
         return False
     return True
+
+
+def one_shot():
+    """(machine.Timer, its ONE_SHOT mode) for Button.edge to arm from the button's hard IRQ:
+    `init()` cancels the last alarm and starts a new one (rp2: `Timer(-1)` is a pico-sdk
+    alarm, armed without allocating), whose callback runs in interrupt context (hard=True).
+    None where the board has no timer."""
+    try:
+        return machine.Timer(-1), machine.Timer.ONE_SHOT
+    except Exception:
+        return None
 
 
 def unwatch(pin):

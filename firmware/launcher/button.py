@@ -11,7 +11,7 @@ UP = 2
 
 class Button:
     """A debounced button. `pin` is anything with value() -> 0/1 (a machine.Pin); `edges`:
-    the EdgeLog its IRQ fills with ticks_ms times (board.watch), or None."""
+    the EdgeLog its IRQ fills with ticks_ms times (board.on_edge calls edge()), or None."""
 
     def __init__(self, pin, debounce_ms=20, pressed_value=0, edges=None):
         self.pin = pin
@@ -24,6 +24,34 @@ class Button:
         self._f = None  # the debounce (edges.Settled), from the first poll on
         self._event = 0
         self._on_change = self._changed  # bound once: a bound method per poll is garbage
+        # issue 32: the motor started at the end of the debounce, from a timer's hard IRQ
+        # (not when the loop next looks): `timer` (a machine.Timer, `one_shot` its ONE_SHOT
+        # mode: board.one_shot) is armed for debounce_ms at each edge; when it fires with
+        # the contact still closed and `go` set by the loop (a press now starts a burst:
+        # Launcher.press_plan), it calls on_down()
+        self.timer = None
+        self.one_shot = 0
+        self.go = False
+        self.on_down = None
+        self._fired = self._timer_fired  # bound once: the IRQ may not allocate
+
+    def edge(self, t, level):
+        """An edge of the contact at `t` (ticks_ms), from its hard IRQ: logged for the
+        loop's debounce, and the debounce's timer started again (allocates nothing)."""
+        self.edges.record(t, level)
+        timer = self.timer
+        if timer is not None:
+            timer.init(mode=self.one_shot, period=self.debounce_ms, callback=self._fired, hard=True)
+
+    def _timer_fired(self, _t):
+        if (
+            self.go
+            and not self.down
+            and self.pin.value() == self.pressed_value
+            and self.on_down is not None
+        ):
+            self.go = False
+            self.on_down()
 
     def raw(self):
         """The undebounced level: True while the contact is closed."""

@@ -4,7 +4,7 @@
 # gets to it and runs the debounce / beam filter (Settled) on the edges' own timestamps. A
 # press or a card is then told by when its edges happened, not by when the loop happened to
 # look: a loop iteration that writes a long reply, or a garbage collection, delays what the
-# launcher does about an input but never loses it. Pure logic: board.watch() attaches the IRQ.
+# launcher does about an input but never loses it. Pure logic: board.on_edge() attaches the IRQ.
 from array import array
 
 from launcher.ticks import ticks_diff

@@ -130,6 +130,18 @@ class Launcher:
         else:
             self._start(start, n, None, "random", self.pattern.press(), None, True)
 
+    def press_plan(self):
+        """The cards a press now would run the motor for (0: it would not start it), drawn
+        ahead where the pattern decides (Pattern.ahead): what on_press will do."""
+        if self.fault or self.burst or self.test:
+            return 0
+        if self.mode == HOSTED:
+            a = self.arming
+            if a is None or a["owed"] <= 0:
+                return 0
+            return a["cards"] if a["mode"] == "exact" else self.pattern.ahead()
+        return self.pattern.ahead()
+
     def _plan(self, mode, cards):
         if mode == "exact":
             return cards
@@ -152,7 +164,8 @@ class Launcher:
         }
         if cards:
             self.burst = b
-            self.motor.start(now)
+            if not self.motor.running:  # (a press's timer IRQ may have started it: issue 32)
+                self.motor.start(now)
             if self.sensor is not None:
                 # the sensor brakes the motor the moment the last card is out (its IRQ)
                 self.sensor.stop_at = b["base"] + cards

@@ -56,16 +56,19 @@ class Pattern:
         self.max_blanks = max_blanks
         self.burst_weights = burst_weights or [3, 5, 13, 17, 18, 16, 13, 9, 2, 2, 1, 1]
         self.blanks = 0  # blank presses in a row so far (the suspense level)
+        self._ahead = -1  # the next press's outcome, drawn ahead (-1: not drawn)
 
     def configure(self, cfg):
         self.fire_chance_pct = cfg["fire_chance_pct"]
         self.max_blanks = cfg["max_blanks"]
         self.burst_weights = list(cfg["burst_weights"])
+        self._ahead = -1  # drawn under the old settings
 
     def reseed(self, seed):
         """Restart from `seed`: the same seed gives the same presses from here on."""
         self.rng.seed(seed)
         self.blanks = 0
+        self._ahead = -1
 
     def cards(self):
         """One draw from the cards-per-fire distribution (never 0)."""
@@ -79,10 +82,23 @@ class Pattern:
             i += 1
         return len(weights)  # not reached: r < sum(weights)
 
+    def ahead(self):
+        """The outcome the next press() will have, drawn now (the loop draws it before the
+        press, so that the press's timer IRQ, which may not allocate, knows whether it
+        starts the motor: issue 32). The same draws, in the same order, as press() alone."""
+        if self._ahead < 0:
+            if self.blanks >= self.max_blanks or self.rng.below(100) < self.fire_chance_pct:
+                self._ahead = self.cards()
+            else:
+                self._ahead = 0
+        return self._ahead
+
     def press(self):
         """The outcome of one press in the random mode: 0 for a blank, else cards."""
-        if self.blanks >= self.max_blanks or self.rng.below(100) < self.fire_chance_pct:
+        n = self.ahead()
+        self._ahead = -1
+        if n:
             self.blanks = 0
-            return self.cards()
-        self.blanks += 1
-        return 0
+        else:
+            self.blanks += 1
+        return n

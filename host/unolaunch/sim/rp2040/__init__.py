@@ -557,8 +557,8 @@ class Rp2040Launcher(SimBoard):
             with self._lock:
                 self._cards = ev["left"]
         # the chip's clock when it happened (issue 32: last card -> brake, press -> motor in
-        # chip time): a card leaves (a timed press ends) inside the model's step (its own clock), an output changes when the
-        # chip stopped to say so
+        # chip time): a card leaves (a timed press ends) inside the model's step (its own
+        # clock), an output changes when the chip stopped to say so
         if ev.get("hw") in ("card", "button"):  # (a press: when the contact closed)
             ev["t_us"] = int(self._world.now_us)
         elif ev.get("hw") == "motor":
