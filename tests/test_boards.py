@@ -502,7 +502,7 @@ def test_rp2040_ram_after_boot_on_the_real_port() -> None:
         perf = fw.request("status", perf=True)["perf"]
         assert perf["mem_free_boot"] >= 180 * 1024, perf  # of the rp2 port's 240 KB heap
         # (56 KB before protocol 3's event log and issue 20's edge rings and slices; 60 KB
-        # before issue 32's motor decisions off the loop: 60.6 KB measured before, 61.7 KB
+        # before issue 32's motor decisions off the loop: 60.6 KB measured before, 61.6 KB
         # after - the beam's filter in its IRQ, the press's timer, the press drawn ahead)
         assert perf["mem_alloc"] <= 62 * 1024, perf
         assert perf["press_to_motor_ms"] <= 21, perf  # debounce 20 ms: the timer's IRQ

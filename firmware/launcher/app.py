@@ -142,12 +142,6 @@ class App:
         self.gc_made = 0  # encoder.made at the last collection
         self.idle_litter = 0  # garbage of the idle waits since the last collection
         self.gcs = 0  # collections the loop made
-        # collections during bursts, the heap's own ones included (an allocation that finds
-        # the heap full collects there and then): told by the heap's use dropping by more
-        # than 1 KB between two loop iterations of a burst (only a collection frees
-        # that much at once; a shrinking buffer frees a few bytes)
-        self.burst_gcs = 0
-        self.burst_alloc = -1  # gc.mem_alloc() at the last iteration of a burst (-1: none)
         self.gc_us_max = 0  # the longest of them
         self.wdt = board.Watchdog(cfg["wdt_ms"])
         self.takeover = protocol.Takeover()  # Ctrl-C: noise, or a REPL tool taking over
@@ -245,7 +239,6 @@ class App:
             "press_to_motor_iters": self.press_iters,
             "press_to_motor_ms": self.press_ms,
             "gcs": self.gcs,
-            "burst_gcs": self.burst_gcs,
             "gc_us_max": self.gc_us_max,
         }
 
@@ -291,13 +284,6 @@ class App:
         if self.sensor is not None:
             self.sensor.poll(time.ticks_us())
         self.launcher.tick(now)
-        if self.launcher.burst is not None:
-            used = gc.mem_alloc()
-            if 0 <= used < self.burst_alloc - 1024:
-                self.burst_gcs += 1
-            self.burst_alloc = used
-        elif self.burst_alloc >= 0:
-            self.burst_alloc = -1
         # the time slice: no request or message (0.2-1.5 ms on rp2) is begun after `until`
         # but the first, no byte read after it
         until = time.ticks_add(t, SLICE_US)
