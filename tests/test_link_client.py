@@ -258,6 +258,54 @@ def test_events_in_a_background_thread_while_commands_run(
     assert sim.cards == 109
 
 
+def test_a_command_goes_before_the_thread_that_waits_for_events(
+    launcher: LauncherClient,
+) -> None:
+    """The table's events thread waits for events holding the port in slices (50 ms); a
+    command from the table (an arm, a disarm) must not wait out a slice, nor lose the port
+    to the reader's next one. Before, it mostly did both: 100-250 ms for each of the
+    table's arms and disarms. Counted here, not timed: the reader's waits for bytes that
+    were still waiting (a whole slice of silence) while a command was in progress."""
+    slow: list[tuple[float, float]] = []  # the reader's waits that went on 20+ ms
+    pump = launcher._pump
+    reader = threading.current_thread()
+
+    def counted_pump(*args: Any, **kwargs: Any) -> None:
+        t0 = time.monotonic()
+        try:
+            pump(*args, **kwargs)
+        finally:
+            t1 = time.monotonic()
+            if threading.current_thread() is reader and t1 - t0 >= 0.02:
+                slow.append((t0, t1))
+
+    stop = threading.Event()
+
+    def listen() -> None:
+        nonlocal reader
+        reader = threading.current_thread()
+        while not stop.is_set():
+            launcher.next_event(timeout=0.2)
+
+    launcher._pump = counted_pump  # type: ignore[method-assign]
+    listener = threading.Thread(target=listen)
+    listener.start()
+    commands: list[tuple[float, float]] = []
+    try:
+        for i in range(40):
+            time.sleep(0.003 * (i % 7))  # at every point of the reader's slice
+            t0 = time.monotonic()
+            launcher.status()
+            commands.append((t0, time.monotonic()))
+    finally:
+        stop.set()
+        listener.join(timeout=10)
+    # a slice that began before a command and ended after it: the command waited for it
+    held = [c for c in commands if any(s0 <= c[0] and c[1] <= s1 for s0, s1 in slow)]
+    waited = [c for c in commands if any(s0 < c[0] < s1 < c[1] for s0, s1 in slow)]
+    assert len(held) + len(waited) <= 4, (len(held), len(waited), len(commands))
+
+
 def test_reset_command_reboots_keeps_the_config_and_restores_the_arming(
     sim: SimulatedLauncher, launcher: LauncherClient
 ) -> None:
