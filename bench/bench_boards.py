@@ -383,7 +383,7 @@ SPEED_ROWS = [
     ("press -> motor on", "press_to_motor_ms", "{} ms"),
     ("last card -> brake", "card_to_brake_ms", "{:.2f} ms"),
     ("longest loop gap, a 10-card burst", "burst_gap_ms", "{:.2f} ms"),
-    ("  collections during it (the loop's; goal 0)", "burst_gcs", "{}"),
+    ("  collections during it (goal 0)", "burst_gcs", "{}"),
     ("heap free after boot", "mem_free_boot_kb", "{:.0f} KB"),
 ]
 
