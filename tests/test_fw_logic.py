@@ -79,6 +79,12 @@ def test_a_press_drawn_ahead_is_the_press_it_would_have_been(seed: int) -> None:
         for _ in range(rng.randrange(3)):
             n = ahead.ahead()
             assert ahead.blanks == plain.blanks and n == ahead.ahead()
+        if rng.random() < 0.2:  # a `fire` in random mode, or a new configuration, between
+            if rng.random() < 0.5:
+                assert ahead.cards() == plain.cards()
+            else:
+                ahead.configure(config.DEFAULTS)
+                plain.configure(config.DEFAULTS)
         assert ahead.press() == plain.press() and ahead.blanks == plain.blanks
     ahead.ahead()
     ahead.reseed(seed)  # a reseed forgets what was drawn

@@ -57,12 +57,13 @@ class Pattern:
         self.burst_weights = burst_weights or [3, 5, 13, 17, 18, 16, 13, 9, 2, 2, 1, 1]
         self.blanks = 0  # blank presses in a row so far (the suspense level)
         self._ahead = -1  # the next press's outcome, drawn ahead (-1: not drawn)
+        self._was = 0  # the generator's state before that draw
 
     def configure(self, cfg):
         self.fire_chance_pct = cfg["fire_chance_pct"]
         self.max_blanks = cfg["max_blanks"]
         self.burst_weights = list(cfg["burst_weights"])
-        self._ahead = -1  # drawn under the old settings
+        self._undraw()  # drawn under the old settings
 
     def reseed(self, seed):
         """Restart from `seed`: the same seed gives the same presses from here on."""
@@ -70,8 +71,20 @@ class Pattern:
         self.blanks = 0
         self._ahead = -1
 
+    def _undraw(self):
+        """Forget a press drawn ahead, the generator put back where it was: the draws
+        that follow are the ones there would have been without it."""
+        if self._ahead >= 0:
+            self.rng._s = self._was
+            self._ahead = -1
+
     def cards(self):
-        """One draw from the cards-per-fire distribution (never 0)."""
+        """One draw from the cards-per-fire distribution (never 0), as `fire` makes it: a
+        press drawn ahead is drawn again after it."""
+        self._undraw()
+        return self._cards()
+
+    def _cards(self):
         weights = self.burst_weights
         r = self.rng.below(sum(weights))
         i = 0
@@ -85,10 +98,12 @@ class Pattern:
     def ahead(self):
         """The outcome the next press() will have, drawn now (the loop draws it before the
         press, so that the press's timer IRQ, which may not allocate, knows whether it
-        starts the motor: issue 32). The same draws, in the same order, as press() alone."""
+        starts the motor: issue 32). The same draws, in the same order, as press() alone:
+        a `fire` or a new configuration in between puts the draw back (_undraw)."""
         if self._ahead < 0:
+            self._was = self.rng._s
             if self.blanks >= self.max_blanks or self.rng.below(100) < self.fire_chance_pct:
-                self._ahead = self.cards()
+                self._ahead = self._cards()
             else:
                 self._ahead = 0
         return self._ahead
