@@ -21,6 +21,14 @@ except KeyboardInterrupt:
     micropython.kbd_intr(-1)
     ctrl_c = True
 
+# What started this boot, told before the rest of the firmware loads: a watchdog reboot
+# while at the REPL is told from a soft reset there by the clock, which a hard reset
+# restarts - read now, its uptime is far below the moment the last boot left to the REPL,
+# which came after all of the imports below (launcher/board.py, reset_cause).
+from launcher import board  # noqa: E402
+
+cause = board.reset_cause()
+
 from launcher.app import main  # noqa: E402 (after Ctrl-C is a byte: see above)
 
-main(ctrl_c)
+main(ctrl_c, cause)

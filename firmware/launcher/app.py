@@ -505,10 +505,12 @@ def _unusable(exc):
     return config.no_outputs(), "defaults:unusable", [("config", repr(exc)[:100])]
 
 
-def main(ctrl_c=False):
+def main(ctrl_c=False, cause=None):
     """Boot: motor off, config, safe-mode check, then the launcher loop. `ctrl_c`: main.py
-    caught a Ctrl-C that came while MicroPython started (the takeover's first half)."""
-    cause = board.reset_cause()
+    caught a Ctrl-C that came while MicroPython started (the takeover's first half);
+    `cause`: board.reset_cause(), which main.py reads before the imports."""
+    if cause is None:
+        cause = board.reset_cause()
     board.ctrl_c_as_byte()  # rp2: 0x03 is read by the loop (the takeover handshake)
     try:
         config.CHIP = board.config_chip()
