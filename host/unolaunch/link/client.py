@@ -252,11 +252,17 @@ class LauncherClient:
             try:
                 self._connect(first=True)
             except _Lost as exc:
+                self._close_wake()
                 raise DisconnectedError(
                     f"the launcher on {self.port} went away during the handshake ({exc}): "
                     "check the cable and run the command again",
                     self.port,
                 ) from None
+            except BaseException:
+                # a failed open is not closed by its caller (the retry loops that wait for
+                # a starting launcher): the pipe goes with it, not two fds per attempt
+                self._close_wake()
+                raise
         return self
 
     def close(self) -> None:
@@ -264,10 +270,13 @@ class LauncherClient:
         with self._command():
             self._closed = True
             self._drop_port()
-            with self._turn:
-                fds, self._wake_fds = self._wake_fds, None
-            for fd in fds or ():
-                os.close(fd)
+            self._close_wake()
+
+    def _close_wake(self) -> None:
+        with self._turn:
+            fds, self._wake_fds = self._wake_fds, None
+        for fd in fds or ():
+            os.close(fd)
 
     @contextlib.contextmanager
     def _command(self, timeout: float = -1) -> Iterator[bool]:
