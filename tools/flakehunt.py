@@ -4,7 +4,8 @@ core, and print every test that failed at least once with how many runs it faile
     python tools/flakehunt.py --runs 5 --hog                 # the whole suite, 5 loaded runs
     python tools/flakehunt.py --runs 20 --hog -- -k mpremote tests/test_sim.py
 
-Everything after ``--`` goes to pytest (default: the suite as README runs it, ``-n auto``).
+Everything after ``--`` goes to pytest (default: the suite as README runs it,
+``-n auto --dist worksteal``).
 Each run writes a JUnit XML report into ``--out`` (a temporary folder unless given), so a
 failure's message and output can be read afterwards. A hog is a process per core that
 spins (``--hog``), as a shared CI machine running other work is; ``UNOLAUNCH_TEST_DESCHEDULE``
@@ -88,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     out = args.out or Path(tempfile.mkdtemp(prefix="flakehunt-"))
     out.mkdir(parents=True, exist_ok=True)
-    pytest_args = args.pytest_args or ["-n", "auto"]
+    pytest_args = args.pytest_args or ["-n", "auto", "--dist", "worksteal"]
     counts: collections.Counter[str] = collections.Counter()
     first: dict[str, str] = {}
     durations = []
