@@ -425,3 +425,42 @@ def test_a_reply_that_comes_slowly_is_waited_for_while_it_comes(
         started = time.monotonic()
         assert client.status()["pad"] == "x" * 200
         assert time.monotonic() - started > 0.4  # longer than the timeout, all of it talk
+
+
+def test_a_reply_read_after_a_boot_event_waits_for_the_arming_to_be_restored(
+    fake: Callable[[Script], FakeBoard],
+) -> None:
+    """Issue 31 (a loaded CI run: test_board_reset_mid_command_is_recovered_and_arming_restored):
+    a launcher that restarts with a request of ours unread reads it after its boot and
+    answers it, unarmed. When its `boot` event and that reply come in one read, the reply
+    must not be taken as the answer while the arming is lost: the link is restored first
+    (hello, the arming again), then the request goes again - and says what is armed."""
+    armed: dict[str, Any] = {}
+    restarted = threading.Event()
+
+    def script(req: dict[str, Any]) -> bytes:
+        cmd = req["cmd"]
+        if cmd == "hello":
+            return reply(req, **HELLO)
+        if cmd == "arm":
+            armed.update(player=req["player"], presses=req.get("presses", 1), mode="random")
+            return reply(req, armed=dict(armed), state="armed")
+        if cmd == "status" and armed and not restarted.is_set():
+            restarted.set()  # the board restarts: the arming is gone, the request read after
+            armed.clear()
+            boot = json.dumps({"event": "boot", **HELLO}).encode() + b"\n"
+            return boot + reply(req, state="idle", mode="standalone", armed=None)
+        if cmd == "status":
+            return reply(req, state="armed" if armed else "idle", armed=dict(armed) or None)
+        return reply(req)
+
+    board = fake(script)
+    links: list[dict[str, Any]] = []
+    with open_launcher(board.port, timeout=2) as client:
+        client.on_event(lambda e: links.append(e) if e["event"] == "link" else None)
+        client.arm("Dee", presses=3)
+        status = client.status()
+    assert restarted.is_set()
+    assert status["state"] == "armed" and status["armed"]["player"] == "Dee", status
+    assert [e["state"] for e in links] == ["restored"], links
+    assert [r["cmd"] for r in board.requests].count("arm") == 2  # armed, then restored

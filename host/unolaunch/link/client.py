@@ -619,6 +619,8 @@ class LauncherClient:
 
     def _exchange(self, cmd: str, args: dict[str, Any], timeout: float) -> Reply:
         """Send one request and wait for its reply (raises _Lost, _Rebooted, NoReplyError)."""
+        if self._rebooted and not self._in_handshake:
+            raise _Rebooted  # nothing is sent to a restarted launcher before the handshake
         rid = self._next_id
         self._next_id = 1 if rid >= MAX_REQUEST_ID else rid + 1
         line = encode_request(rid, cmd, args)
@@ -702,6 +704,13 @@ class LauncherClient:
 
     def _dispatch(self, msg: Reply | Event | Noise, want: int | None) -> None:
         if isinstance(msg, Reply):
+            if self._rebooted and not self._in_handshake and want != -1:
+                # After a boot event and before the handshake with that boot: the new boot
+                # answering a request it read after it had lost the arming. It goes again
+                # once the link is restored (_exchange raises _Rebooted); a reply that came
+                # before the boot event in the stream was the old boot's and was kept.
+                log.debug("reply from a restarted launcher before the handshake: %s", msg.fields)
+                return
             if msg.id is not None and msg.id == want:
                 self._replies[msg.id] = msg
             elif msg.id is None and want is not None:
