@@ -21,11 +21,17 @@ from board_harness import Link, board_link
 
 pytestmark = [pytest.mark.timeout(600), pytest.mark.rp2040]
 
-# Issue 32 asks `status` <= 3 ms and `config_get` <= 10 ms. Measured after it: `status`
-# 3.2 ms median, 3.5 ms at most (the request's bytes read from the ring, parsed, run, encoded
-# and written: about 2.5 ms of Python and C on this chip; the rest is where in the loop's
-# iteration the newline lands), `config_get` 5.4 ms. Held here at 4 ms: the 3 ms is not met.
-STATUS_MS = 4.0
+# Issue 32 asks `status` <= 3 ms and `config_get` <= 10 ms. Measured (scratch runs of this
+# test's 40, 30 rounds, 1200 round trips): `status` 2.64 ms median, 2.85 ms at the 90th
+# percentile, and each round's longest but the collections' 2.79-3.00 ms; `config_get`
+# 5.0-5.3 ms at most. Before the last changes (the loop answers what woke it before it looks
+# at the inputs; bytes parsed as they came; the newline written after the body, not joined
+# to it; the status dict made whole at once): 3.31 ms median. So the median is held at the
+# issue's 3 ms, and each round trip at STATUS_TAIL_MS: how long a round trip takes beyond
+# the median also depends on where in the emulated USB's schedule the request lands, 0.2-0.35
+# ms here, which a bound with no room above the longest seen would make a flaky test.
+STATUS_MS = 3.0
+STATUS_TAIL_MS = 3.3
 CONFIG_GET_MS = 10.0
 BACKLOG_KBPS = 50.0  # while the host reads: a 2 KB backlog after `unstall` in <= 40 ms
 
@@ -44,10 +50,11 @@ def round_trips_ms(fw: Link, cmd: str, n: int, **args: Any) -> list[float]:
 
 
 def test_requests_are_answered_in_a_few_ms_of_chip_time_on_rp2040() -> None:
-    """`status` 40 times in a row, each round trip <= STATUS_MS of chip time; `config_get`
-    (the longest reply, about 900 bytes) <= 10 ms; `hello` and `seed` answered too. A garbage
-    collection (about 12 ms, made when the loop is idle) may delay the one request that
-    arrives during it: as many round trips as there were collections are let off."""
+    """`status` 40 times in a row, the median round trip <= STATUS_MS of chip time and each
+    <= STATUS_TAIL_MS; `config_get` (the longest reply, about 900 bytes) <= 10 ms; `hello`
+    and `seed` answered too. A garbage collection (about 12 ms, made when the loop is idle)
+    may delay the one request that arrives during it: as many round trips as there were
+    collections are let off."""
     with board_link("rp2040") as fw:
         fw.hello(timeout=60)
         fw.drain()
@@ -63,7 +70,8 @@ def test_requests_are_answered_in_a_few_ms_of_chip_time_on_rp2040() -> None:
         f"seed max {max(seed):.2f} ms; {gcs} collections"
     )
     assert gcs <= 3, figures
-    assert sorted(status)[-1 - gcs] <= STATUS_MS, figures
+    assert statistics.median(status) <= STATUS_MS, figures
+    assert sorted(status)[-1 - gcs] <= STATUS_TAIL_MS, figures
     assert sorted(config_get)[-1 - gcs] <= CONFIG_GET_MS, figures
     assert min(status + config_get + hello + seed) > 0, figures  # the clock measured something
 

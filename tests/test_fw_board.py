@@ -369,17 +369,20 @@ def test_ram_after_boot_in_a_pico_sized_heap_and_loop_figures(tmp_path: Path) ->
         fw.wait_event("eject")
         perf = fw.request("status", perf=True)["perf"]
         assert 12 * 1024 < fake < 40 * 1024, fake
-        # the budget (bench/bench_firmware.py): >= 104 KB free on a Pico-sized heap, 100 KB
+        # the budget (bench/bench_firmware.py): >= 103 KB free on a Pico-sized heap, 100 KB
         # after a burst. Issue 3 asked for 120 KB when the firmware was a third of its size;
         # protocol 2's self-test commands cost about 6 KB, issue 20 (edge rings, output in
         # pieces, the encoder's key cache, main.py's early Ctrl-C) about 9 KB, protocol 3's
-        # event log about 2 KB at boot and a full ring 11.9 KB more (docs/protocol.md).
+        # event log about 2 KB at boot and a full ring 11.9 KB more (docs/protocol.md), issue
+        # 32's request path (the loop answering what woke it first, lines written body then
+        # newline, the one-slice line reader) about 0.6 KB: the boot budget went 104 -> 103 KB
+        # then, where it had 0.5 KB to spare (the rp2 port: 181 KB free after boot).
         # This 64-bit figure moves in steps: MicroPython grows its table of interned names
         # in pools that double (the last, about 7 KB here, is opened by the firmware's 620th
         # name, the fake board's 260 included) and their text in chunks, so an unrelated
         # change moves it by up to ~1 KB (the board's path length alone did: 96 B in CI).
         # The rp2 port's own heap, the judge, keeps >= 180 KB of 240 KB free (test_boards).
-        assert perf["mem_free_boot"] + fake >= 104 * 1024, (perf, fake)
+        assert perf["mem_free_boot"] + fake >= 103 * 1024, (perf, fake)
         assert perf["mem_free"] + fake >= 100 * 1024, (perf, fake)  # and after a burst
         assert perf["iterations"] > 0 and perf["step_us_max"] >= perf["step_us_avg"] > 0
         # the press is acted on in the iteration that completes the debounce

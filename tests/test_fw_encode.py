@@ -31,14 +31,21 @@ EXAMPLE_MESSAGES = [
 ]
 
 
-class Port:
-    """What the encoder hands lines to (an Outbox's write_line)."""
+class Port(protocol.Outbox):
+    """What the encoder hands lines to: the firmware's Outbox (it ends each line) on a port
+    that takes every write whole; ``lines``: what went out, split after each newline."""
 
     def __init__(self) -> None:
-        self.lines: list[bytes] = []
+        self.out = bytearray()
+        super().__init__(None, self._take, room=lambda: 1 << 20)
 
-    def write_line(self, line: bytes) -> None:
-        self.lines.append(line)
+    def _take(self, buf: bytes) -> int:
+        self.out += buf
+        return len(buf)
+
+    @property
+    def lines(self) -> list[bytes]:
+        return bytes(self.out).splitlines(keepends=True)
 
 
 def encoded(msg: dict[str, Any]) -> dict[str, Any]:

@@ -146,6 +146,7 @@ class App:
         self.wdt = board.Watchdog(cfg["wdt_ms"])
         self.takeover = protocol.Takeover()  # Ctrl-C: noise, or a REPL tool taking over
         self.hold_usb = False  # after a KeyboardInterrupt: USB input waits for what follows
+        self.woke = False  # the last idle wait ended on USB input
         self.leave = None  # "repl" or "ctrl_c": the loop ends and hands the REPL over
         self.errors = 0
         self.error_window_at = now
@@ -246,8 +247,23 @@ class App:
         """One loop iteration; returns True if it did any work."""
         now = time.ticks_ms()
         self.wdt.feed()
-        busy = False
         t = time.ticks_us()
+        # the time slice: no request or message (0.2-1.5 ms on rp2) is begun after `until`
+        # but the first, no byte read after it
+        until = time.ticks_add(t, SLICE_US)
+        ports = self.ports
+        for port in ports:
+            port.until = until
+        busy = False
+        if self.woke:
+            # the idle wait ended on input: its requests are answered before the inputs are
+            # sampled (0.3-0.5 ms of rp2 chip time sooner: issue 32's `status`). The pin IRQs
+            # timestamp every edge meanwhile, and a press's start and a burst's brake are
+            # theirs (Button.go, Sensor.edge)
+            self.woke = False
+            busy = self._take(now, until)
+            now = time.ticks_ms()
+            t = time.ticks_us()
         gap = time.ticks_diff(t, self.sampled_us)
         self.sampled_us = t
         if self.gap_skip:
@@ -284,41 +300,9 @@ class App:
         if self.sensor is not None:
             self.sensor.poll(time.ticks_us())
         self.launcher.tick(now)
-        # the time slice: no request or message (0.2-1.5 ms on rp2) is begun after `until`
-        # but the first, no byte read after it
-        until = time.ticks_add(t, SLICE_US)
-        ports = self.ports
-        for port in ports:
-            port.until = until
-        enc = self.encoder
-        links = self.links
-        for i in range(len(links)):
-            port = ports[i]
-            usb = port is self.serial
-            if usb and (
-                self.leave
-                or self.launcher.repl_at is not None
-                or (self.hold_usb and self._holding(now))
-            ):
-                continue  # what comes now is the REPL's
-            if usb and ((port.cut and port.behind()) or self.pending[i]):
-                # the host reads, the launcher is slow: replies first, then requests; and
-                # no more lines than the loop has handled (a UART is read always: its 1 KB
-                # RX buffer must not fill)
-                continue
-            data = port.read(until=until)  # a byte at least: input always moves on
-            if data:
-                busy = True
-                if usb and (self.takeover.at is not None or b"\x03" in data):
-                    data = self.takeover.feed(data, now)
-                    self.launcher.interrupts = self.takeover.interrupts
-                lines = links[i][1].feed(data)
-                self.pending[i].extend(lines)
-                self.waiting += len(lines)
-                if usb and self.takeover.replay is not None:
-                    self.leave = "ctrl_c"
-        if self.waiting and self.leave is None and self._requests(until):
+        if self._take(now, until):
             busy = True
+        enc = self.encoder
         if enc.jobs:  # events (and what a used-up slice left)
             busy = True
             enc.run(until)
@@ -355,6 +339,41 @@ class App:
         # a burst needs no spinning: the sensor is sampled and the burst deadlines are
         # checked every iteration, at most IDLE_MS apart (a card blocks the beam for tens
         # of milliseconds)
+        return busy
+
+    def _take(self, now, until):
+        """Read the ports (until `until`, a byte at least) and answer the requests read;
+        returns True if anything was read or answered."""
+        busy = False
+        ports = self.ports
+        links = self.links
+        for i in range(len(links)):
+            port = ports[i]
+            usb = port is self.serial
+            if usb and (
+                self.leave
+                or self.launcher.repl_at is not None
+                or (self.hold_usb and self._holding(now))
+            ):
+                continue  # what comes now is the REPL's
+            if usb and ((port.cut and port.behind()) or self.pending[i]):
+                # the host reads, the launcher is slow: replies first, then requests; and
+                # no more lines than the loop has handled (a UART is read always: its 1 KB
+                # RX buffer must not fill)
+                continue
+            data = port.read(until=until)  # a byte at least: input always moves on
+            if data:
+                busy = True
+                if usb and (self.takeover.at is not None or b"\x03" in data):
+                    data = self.takeover.feed(data, now)
+                    self.launcher.interrupts = self.takeover.interrupts
+                lines = links[i][1].feed(data)
+                self.pending[i].extend(lines)
+                self.waiting += len(lines)
+                if usb and self.takeover.replay is not None:
+                    self.leave = "ctrl_c"
+        if self.waiting and self.leave is None and self._requests(until):
+            busy = True
         return busy
 
     def _requests(self, until):
@@ -448,7 +467,7 @@ class App:
                     elif self.hold_usb:
                         time.sleep_ms(IDLE_MS)  # input waits: a poll would not idle
                     else:
-                        self.serial.wait(IDLE_MS)
+                        self.woke = self.serial.wait(IDLE_MS)
                         self.idle_litter += IDLE_LITTER
             except KeyboardInterrupt:
                 self._ctrl_c()

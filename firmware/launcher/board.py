@@ -22,7 +22,7 @@ PULL_UP = machine.Pin.PULL_UP
 # USB output (Outbox in launcher/protocol.py): the bytes per write that a POLLOUT on
 # sys.stdout promises to take at once, where the port cannot say how much room it has. The
 # rp2 port promises one free byte of its TX FIFO (but launcher/usbcdc.py reads the FIFO's own
-# indices: a whole line goes in one write). The unix port under the simulator (sys.platform
+# indices: a whole line goes at once). The unix port under the simulator (sys.platform
 # "linux") writes to a pipe or a pty: Linux reports POLLOUT on a pipe while a 4 KiB pipe
 # buffer is free (a write <= PIPE_BUF then completes at once), on a pty while its flip buffers
 # are under their memory limit (so a new one of up to TTY_BUFFER_PAGE, 1792 bytes, can still
@@ -350,10 +350,11 @@ class Serial(Outbox):
         return took
 
     def wait(self, timeout_ms):
-        """Sleep until input arrives or timeout_ms passes (the loop's idle)."""
+        """Sleep until input arrives or timeout_ms passes (the loop's idle); True if input
+        is there."""
         # poll, not ipoll: on the rp2 port (v1.28) an ipoll with a timeout here left the
         # USB output stalled until the next input came (found by tests/test_boards.py)
-        self._poll.poll(timeout_ms)
+        return bool(self._poll.poll(timeout_ms))
 
     def read(self, limit=512, until=None):
         """Bytes waiting on the port (b"" if none), at most `limit` per call, and none read
@@ -379,10 +380,16 @@ class Serial(Outbox):
             if n > 1:  # all the ring holds in one call (it never waits: they are there)
                 n = min(n, limit - len(buf))
                 got = self._in.read(n)
-                buf.extend(got)
                 if len(got) != n:  # (never seen: the stream ended, the unix port only)
+                    buf.extend(got)
                     self.closed = True
                     break
+                if not buf:
+                    # the usual case: what came is all in the ring, read in one call and
+                    # handed on as it is (a later byte waits for the next call, at most an
+                    # iteration): no copy, no new buffer
+                    return got
+                buf.extend(got)
                 continue
             was = ring.before() if ring is not None and ring.maybe else None
             if not self._in.readinto(one):
