@@ -3,6 +3,12 @@ core, and print every test that failed at least once with how many runs it faile
 
     python tools/flakehunt.py --runs 5 --hog                 # the whole suite, 5 loaded runs
     python tools/flakehunt.py --runs 20 --hog -- -k mpremote tests/test_sim.py
+    CI=true python tools/flakehunt.py --runs 5 --hog --ci    # CI's own runs, loaded
+
+``--ci``: each run is what CI runs - a fresh clone of this checkout's HEAD and ``bash
+.ci/run`` in it (its set-up included), with the environment as it is (``CI=true`` makes a
+missing piece fail; ``UNOLAUNCH_RP2_DIR`` names the rp2 files, as .ci/run needs them beside
+the clone otherwise); the clone is removed after the run, its report kept.
 
 Everything after ``--`` goes to pytest (default: the suite as README runs it,
 ``-n auto --dist worksteal``).
@@ -20,6 +26,7 @@ import collections
 import contextlib
 import multiprocessing
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -70,6 +77,24 @@ def failures(report: Path) -> list[tuple[str, str]]:
     return found
 
 
+def _ci_run(folder: Path, report: Path) -> subprocess.CompletedProcess[bytes]:
+    """CI's run: HEAD cloned into ``folder``, ``bash .ci/run`` there (its output kept
+    beside the report), the clone removed afterwards."""
+    shutil.rmtree(folder, ignore_errors=True)
+    clone = folder / "main"
+    subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
+    env = dict(os.environ, PYTEST_ADDOPTS=f"--junitxml={report}")
+    try:
+        proc = subprocess.run(
+            ["bash", ".ci/run"], cwd=clone, env=env, stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+        )  # fmt: skip
+        report.with_suffix(".log").write_bytes(proc.stdout)
+        return proc
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description="Run the tests N times (optionally under CPU load) and list the flaky ones."
@@ -85,8 +110,15 @@ def main(argv: list[str] | None = None) -> int:
         help="N processes spinning during the runs (default with no N: one per core)",
     )
     parser.add_argument("--out", type=Path, help="folder for the runs' JUnit XML reports")
+    parser.add_argument(
+        "--ci",
+        action="store_true",
+        help="each run: a fresh clone of HEAD and `bash .ci/run` in it (CI's command)",
+    )
     parser.add_argument("pytest_args", nargs="*", help="arguments for pytest (after --)")
     args = parser.parse_args(argv)
+    if args.ci and args.pytest_args:
+        parser.error("--ci runs .ci/run as it is: give no pytest arguments with it")
     out = args.out or Path(tempfile.mkdtemp(prefix="flakehunt-"))
     out.mkdir(parents=True, exist_ok=True)
     pytest_args = args.pytest_args or ["-n", "auto", "--dist", "worksteal"]
@@ -96,10 +128,15 @@ def main(argv: list[str] | None = None) -> int:
     with hogs(args.hog):
         for run in range(1, args.runs + 1):
             report = out / f"run{run}.xml"
-            cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                   f"--junitxml={report}", *pytest_args]  # fmt: skip
             started = time.monotonic()
-            proc = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+            if args.ci:
+                proc = _ci_run(out / f"run{run}", report)
+            else:
+                cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                       f"--junitxml={report}", *pytest_args]  # fmt: skip
+                proc = subprocess.run(
+                    cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+                )
             took = time.monotonic() - started
             durations.append(took)
             tail = proc.stdout.decode(errors="replace").strip().splitlines()[-1:]
