@@ -125,7 +125,10 @@ def test_item2_an_item_box_from_a_phone_takes_its_card_off_the_stock_mk13(tmp_pa
         state = get_state(url)
         pile = 5  # r5, the Item Box, r3, the Item Box, b4
         assert state["stock_size"] == _stock_expected(state, pile), state["stock_size"]
-        p.expect("Ann (web): the Item Box turns blue 4: Lightning")
+        # the line above the screen (its "  · "), not the screen's own last-notice line: the
+        # terminal draws each phone's move in turn, after both are in the log, so the screen
+        # drawn for the first Item Box already shows the second one's words
+        p.expect("  · Ann (web): the Item Box turns blue 4: Lightning")
         p.type("Ann> ", "draw")  # item 8 (MK-9): one card, then that card or 'pass'
         hint = p.at("Ann> ")
         assert "Ann: play the card just drawn, if it can be played, or 'pass' (MK-9)" in hint
