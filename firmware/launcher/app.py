@@ -256,14 +256,18 @@ class App:
             port.until = until
         busy = False
         if self.woke:
-            # the idle wait ended on input: its requests are answered before the inputs are
-            # sampled (0.3-0.5 ms of rp2 chip time sooner: issue 32's `status`). The pin IRQs
-            # timestamp every edge meanwhile, and a press's start and a burst's brake are
-            # theirs (Button.go, Sensor.edge)
             self.woke = False
-            busy = self._take(now, until)
-            now = time.ticks_ms()
-            t = time.ticks_us()
+            if self.irq_start < 0:
+                # the idle wait ended on input: its requests are answered before the inputs
+                # are sampled (0.3-0.5 ms of rp2 chip time sooner: issue 32's `status`). The
+                # pin IRQs timestamp every edge meanwhile, and a press's start and a burst's
+                # brake are theirs (Button.go, Sensor.edge). Not when the button's timer has
+                # started a press the loop has not taken yet (irq_start): the press came
+                # first, so a `stop` read now must stop its burst, not be undone by it
+                busy = self._take(now, until)
+                now = time.ticks_ms()
+                t = time.ticks_us()
+        early = busy  # a request may have been begun in this slice already
         gap = time.ticks_diff(t, self.sampled_us)
         self.sampled_us = t
         if self.gap_skip:
@@ -300,7 +304,7 @@ class App:
         if self.sensor is not None:
             self.sensor.poll(time.ticks_us())
         self.launcher.tick(now)
-        if self._take(now, until):
+        if self._take(now, until, early):
             busy = True
         enc = self.encoder
         if enc.jobs:  # events (and what a used-up slice left)
@@ -341,9 +345,10 @@ class App:
         # of milliseconds)
         return busy
 
-    def _take(self, now, until):
-        """Read the ports (until `until`, a byte at least) and answer the requests read;
-        returns True if anything was read or answered."""
+    def _take(self, now, until, begun=False):
+        """Read the ports (until `until`, a byte at least) and answer the requests read
+        (`begun`: one may have been answered in this slice already, so none is begun after
+        `until`); returns True if anything was read or answered."""
         busy = False
         ports = self.ports
         links = self.links
@@ -372,17 +377,18 @@ class App:
                 self.waiting += len(lines)
                 if usb and self.takeover.replay is not None:
                     self.leave = "ctrl_c"
-        if self.waiting and self.leave is None and self._requests(until):
+        if self.waiting and self.leave is None and self._requests(until, begun):
             busy = True
         return busy
 
-    def _requests(self, until):
+    def _requests(self, until, done=False):
         """Answer the lines read, each whole (parsed, run, its reply encoded and written),
-        until `until` (one at least); USB's first. Returns True if it answered one."""
+        until `until` (one at least, unless `done`: one was begun in this slice already);
+        USB's first. Returns True if it answered one."""
         pending = self.pending
         ports = self.ports
         enc = self.encoder
-        done = False
+        answered = False
         while self.waiting:
             if done and time.ticks_diff(time.ticks_us(), until) >= 0:
                 break
@@ -406,8 +412,8 @@ class App:
             # the clock as the request runs: a `fire` starts its burst then
             self.answer(req, reply, time.ticks_ms(), port)
             enc.run(until)
-            done = True
-        return done
+            done = answered = True
+        return answered
 
     def _answer_all(self):
         """The loop is about to end (a takeover): every request read so far is answered."""

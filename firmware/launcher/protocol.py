@@ -203,16 +203,17 @@ class Outbox:
             # The body and its newline go in two writes, not as body + b"\n": on rp2 that
             # concatenation is a new 240-byte object, 0.4 ms of chip time for the allocator to
             # find room in a heap full of small holes; a write is 0.05 ms
+            took = 0
             try:
-                took = self._put(body)
+                took = self._put(body) or 0
                 if took == n:
                     took += self._put(NL) or 0
             except (OSError, TypeError):
-                took = 0
+                pass  # (took: what went out before the failed write, if any: not sent twice)
             if took == n + 1:
                 self.cut = self.full = False
                 return
-            line = (body + NL)[took or 0 :]  # (never seen: room() said it fits) the rest waits
+            line = (body + NL)[took:]  # (never seen: room() said it fits) the rest waits
         else:
             line = body + NL
         # the host's port is full (it does not read): past max_bytes the oldest line waiting

@@ -222,6 +222,7 @@ class LauncherClient:
         self.port_wait = port_wait
         self._boot_heard = False  # a `boot` event came during the handshake
         self._rebooted = False
+        self._asking: int | None = None  # the request id _exchange waits for
         self._closed = False
         self._in_handshake = False
         # What the host asked for, so that it can be restored after a reboot.
@@ -545,6 +546,8 @@ class LauncherClient:
         tries = 0
         while True:
             tries += 1
+            if self._rebooted and not self._in_handshake:
+                self._handle_reboot()  # it restarted since the last request: nothing is lost
             try:
                 reply = self._exchange(cmd, args, self.timeout)
             except _Lost as exc:
@@ -627,6 +630,16 @@ class LauncherClient:
         self._write(line)
         deadline = time.monotonic() + timeout
         heard = self._received
+        self._asking = rid
+        try:
+            return self._await_reply(cmd, rid, deadline, heard, timeout)
+        finally:
+            self._asking = None
+
+    def _await_reply(
+        self, cmd: str, rid: int, deadline: float, heard: int, timeout: float
+    ) -> Reply:
+        """The wait of :meth:`_exchange` for the reply to request ``rid``."""
         while True:
             reply = self._replies.pop(rid, None)
             if reply is not None:
@@ -704,11 +717,17 @@ class LauncherClient:
 
     def _dispatch(self, msg: Reply | Event | Noise, want: int | None) -> None:
         if isinstance(msg, Reply):
-            if self._rebooted and not self._in_handshake and want != -1:
+            if (
+                self._rebooted
+                and not self._in_handshake
+                and want is not None
+                and want == self._asking
+            ):
                 # After a boot event and before the handshake with that boot: the new boot
-                # answering a request it read after it had lost the arming. It goes again
-                # once the link is restored (_exchange raises _Rebooted); a reply that came
-                # before the boot event in the stream was the old boot's and was kept.
+                # answering a request of _exchange's it read after it had lost the arming.
+                # It goes again once the link is restored (_exchange raises _Rebooted); a
+                # reply that came before the boot event in the stream was the old boot's and
+                # was kept. (send_raw's waits take what comes: diagnostics.)
                 log.debug("reply from a restarted launcher before the handshake: %s", msg.fields)
                 return
             if msg.id is not None and msg.id == want:
