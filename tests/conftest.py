@@ -79,14 +79,40 @@ _LONG_FIRST = (
 )
 
 
+def _idle_cores(seconds: float = 0.5) -> float:
+    """How many cores' worth of CPU time went unused over ``seconds`` (Linux's
+    /proc/stat: idle and iowait over all of the time, times the CPUs it counts)."""
+
+    def sample() -> tuple[int, int, int]:
+        with open("/proc/stat") as f:
+            lines = f.read().splitlines()
+        ticks = [int(v) for v in lines[0].split()[1:]]
+        cpus = sum(1 for line in lines[1:] if line.startswith("cpu"))
+        return ticks[3] + ticks[4], sum(ticks), cpus
+
+    idle0, total0, _ = sample()
+    time.sleep(seconds)
+    idle1, total1, cpus = sample()
+    return cpus * (idle1 - idle0) / max(1, total1 - total0)
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
-    """``-n auto``: two workers per core. Most of a test's time is spent waiting on a board
-    (the unix board's mechanics run in real time, an emulated chip is its own process, a
-    browser or a `play` another), so one worker per core leaves the cores idle a third of
-    the time: on 2 cores, ``-n 4 --dist worksteal`` ran the suite in 9 min 09 s where
-    ``-n 2`` took 15 min 28 s (docs/firmware-tests.md, *Where the suite's time goes*)."""
-    return 2 * len(os.sched_getaffinity(0))
+    """``-n auto``: one worker per core, and one more per core that is idle as the run
+    starts. Most of a test's time is spent waiting on a board (the unix board's mechanics
+    run in real time, an emulated chip is its own process, a browser or a `play` another),
+    so on an idle machine one worker per core leaves the cores a third idle: on 2 cores,
+    ``-n 4 --dist worksteal`` ran the suite in 9 min 09 s where ``-n 2`` took 15 min 28 s.
+    On a machine already busy (a shared CI box, a CPU hog per core) the extra workers only
+    crowd the boards' processes, whose tests wait on wall-clock time too: 6 tests of one
+    such run at ``-n 4`` timed out where ``-n 2`` kept them in time (docs/firmware-tests.md,
+    *Where the suite's time goes*)."""
+    cores = len(os.sched_getaffinity(0))
+    try:
+        idle = _idle_cores()
+    except (OSError, ValueError, IndexError):
+        idle = 0.0
+    return cores + min(cores, round(idle))
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
