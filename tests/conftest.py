@@ -159,7 +159,14 @@ def _deschedule_every_board(stop_ms: float, run_ms: float) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """``UNOLAUNCH_TEST_DESCHEDULE=STOP_MS,RUN_MS``: run the unix board descheduled."""
+    """``UNOLAUNCH_TEST_DESCHEDULE=STOP_MS,RUN_MS``: run the unix board descheduled. And
+    Ctrl-C as the tests need it: a pytest started in the background by a non-interactive
+    shell (``cmd &``, ``nohup``) has SIGINT ignored, and its children inherit that, so the
+    tests that press Ctrl-C on a `simulate` or a pty child waited out their timeouts (4
+    tests of each CI-like run started so); SIGINT is handled again here, and so the
+    children start with it at its default."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     spec = os.environ.get("UNOLAUNCH_TEST_DESCHEDULE")
     if spec:
         try:
