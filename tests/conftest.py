@@ -104,9 +104,10 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     so on an idle machine one worker per core leaves the cores a third idle: on 2 cores,
     ``-n 4 --dist worksteal`` ran the suite in 9 min 09 s where ``-n 2`` took 15 min 28 s.
     On a machine already busy (a shared CI box, a CPU hog per core) the extra workers only
-    crowd the boards' processes, whose tests wait on wall-clock time too: 6 tests of one
-    such run at ``-n 4`` timed out where ``-n 2`` kept them in time (docs/firmware-tests.md,
-    *Where the suite's time goes*)."""
+    crowd the boards' processes, and the tests that count what load changes failed there
+    at ``-n 4`` (the port-lock fairness count, a crash point's steps, a descheduled board's
+    card) where ``-n 2`` had kept them green (docs/firmware-tests.md, *Where the suite's
+    time goes*)."""
     cores = len(os.sched_getaffinity(0))
     try:
         idle = _idle_cores()
