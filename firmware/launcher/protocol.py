@@ -135,8 +135,8 @@ class LineReader:
 # much of it as fits, goes at once (a whole line: its body, then its newline; write_line).
 # Where the port cannot say it, select.poll's POLLOUT promises `chunk` bytes (rp2: ONE free
 # byte, mp_usbd_cdc_poll_interfaces; a unix pipe or pty: 256), and that is what is written per
-# look. With no host (DTR clear) POLLOUT is always set
-# and the FIFO overwrites its oldest bytes: nothing waits either.
+# look. With no host (DTR clear) POLLOUT is always set and the FIFO overwrites its oldest
+# bytes: nothing waits either.
 #
 # Why a line is never cut: the write returns what the port took, and a line that has started
 # is finished (across loop iterations if need be) before the next one begins. So the host gets

@@ -492,7 +492,7 @@ class LauncherClient:
                     self._pump(deadline, max_wait=_SLICE_S, wakeable=True)
                 except _Lost as exc:
                     self._handle_lost(str(exc))
-                if self._rebooted and not self._in_handshake:
+                if self._reboot_pending():
                     self._handle_reboot()
 
     def events(self, timeout: float | None = None) -> Iterator[EventDict]:
@@ -546,7 +546,7 @@ class LauncherClient:
         tries = 0
         while True:
             tries += 1
-            if self._rebooted and not self._in_handshake:
+            if self._reboot_pending():
                 self._handle_reboot()  # it restarted since the last request: nothing is lost
             try:
                 reply = self._exchange(cmd, args, self.timeout)
@@ -622,7 +622,7 @@ class LauncherClient:
 
     def _exchange(self, cmd: str, args: dict[str, Any], timeout: float) -> Reply:
         """Send one request and wait for its reply (raises _Lost, _Rebooted, NoReplyError)."""
-        if self._rebooted and not self._in_handshake:
+        if self._reboot_pending():
             raise _Rebooted  # nothing is sent to a restarted launcher before the handshake
         rid = self._next_id
         self._next_id = 1 if rid >= MAX_REQUEST_ID else rid + 1
@@ -636,6 +636,10 @@ class LauncherClient:
         finally:
             self._asking = None
 
+    def _reboot_pending(self) -> bool:
+        """A boot event came and the handshake with that boot is still to be done."""
+        return self._rebooted and not self._in_handshake
+
     def _await_reply(
         self, cmd: str, rid: int, deadline: float, heard: int, timeout: float
     ) -> Reply:
@@ -644,7 +648,7 @@ class LauncherClient:
             reply = self._replies.pop(rid, None)
             if reply is not None:
                 return reply
-            if self._rebooted and not self._in_handshake:
+            if self._reboot_pending():
                 raise _Rebooted
             if time.monotonic() >= deadline:
                 # The timeout is for silence: a board in the middle of a line (a slow one:
@@ -717,12 +721,7 @@ class LauncherClient:
 
     def _dispatch(self, msg: Reply | Event | Noise, want: int | None) -> None:
         if isinstance(msg, Reply):
-            if (
-                self._rebooted
-                and not self._in_handshake
-                and want is not None
-                and want == self._asking
-            ):
+            if self._reboot_pending() and want is not None and want == self._asking:
                 # After a boot event and before the handshake with that boot: the new boot
                 # answering a request of _exchange's it read after it had lost the arming.
                 # It goes again once the link is restored (_exchange raises _Rebooted); a
