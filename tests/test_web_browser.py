@@ -181,7 +181,8 @@ def test_three_players_and_the_table_play_uno_attack_in_chromium(
         who, cards, size = fired
         box = table.locator(f".player[data-player={who}] .count")
         expect(box).to_have_text(str(size))  # the table view follows, without a reload
-        expect(table.locator("#launcher")).to_contain_text(f"{cards} cards out")
+        out = "1 card out" if cards == 1 else f"{cards} cards out"  # (the page's plural)
+        expect(table.locator("#launcher")).to_contain_text(out)
 
         # COM-1: the player whose turn it is plays a wild and names blue.
         s = _state(url)
