@@ -262,8 +262,10 @@ def _crash_at(sim: SimBoard, ref: Reference, k: int, tmp: Path) -> None:
         assert len(took) >= len(ref.steps) - 2, (took, ref.steps)
     settled(sim)
     if at is not None:  # resume it and finish the script
-        args = ["--resume"] if _stored(data) else _new_game_args()  # (ended before stored)
-        done = _run(sim, data, args, keys=ref.keys if _stored(data) else None)
+        if _stored(data):
+            done = _run(sim, data, ["--resume"], keys=ref.keys)
+        else:
+            done = _run(sim, data, _new_game_args())  # ended before the game was stored
         assert done is None, f"k={k}: the resumed game did not finish the script"
     got = _outcome(data, sim)
     want = ref.outcome
