@@ -1,13 +1,13 @@
 """How the terminal reads a line: the prompt that follows the game.
 
 In a terminal the table reads with prompt_toolkit (:class:`ToolkitReader`): the prompt's
-text is a function, asked again every time the prompt is drawn, so it always names the
-player whose move is awaited now — another thread (the launcher's events, a phone's move)
-changes the game and calls :meth:`Reader.refresh`, and the prompt is redrawn at once with
-what was typed kept. A window resize or Ctrl-L redraws it the same way (readline kept the
-text it was started with: issue 34, item 1). Notices from other threads are printed
-above the prompt (``patch_stdout``); Tab completes the words the table reads; Up/Down go
-through the lines typed before.
+text is a function, asked again whenever the game changes, so it always names the player
+whose move is awaited now — another thread (the launcher's events, a phone's move) changes
+the game, prints what happened and calls :meth:`Reader.refresh`, and the prompt is drawn
+again with what was typed kept, below that notice, never before it (:class:`_Above`). A
+window resize or Ctrl-L redraws it the same way (readline kept the text it was started
+with: issue 34, item 1). Tab completes the words the table reads; Up/Down go through the
+lines typed before.
 
 A dumb terminal (``TERM=dumb``: an editor's shell, a script driving a pseudo-terminal)
 gets prompt_toolkit's plain prompt: the table writes the prompt again itself when the game
@@ -18,7 +18,10 @@ changes (:attr:`Reader.live` is false). Piped input and in-process callers read 
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import sys
+import threading
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Protocol
 
@@ -109,6 +112,9 @@ class ToolkitReader:
             complete_style=CompleteStyle.READLINE_LIKE,
         )
         self._echoed = ""
+        self._message: Message | None = None
+        self._shown = ""
+        self._above = _Above(self._session)
         if not self.live:
             # A dumb terminal's prompt echoes the one character before the cursor at each
             # change: a completion's other letters are written here first (this handler
@@ -122,9 +128,17 @@ class ToolkitReader:
         self._echoed = text
 
     def read(self, message: Message) -> str:
-        """One line; in a live terminal the prompt's text is asked at every redraw."""
+        """One line; in a live terminal the prompt's text is the game's as of the last
+        :meth:`refresh` that reached the screen (see :class:`_Above`)."""
         if self.live:
-            return str(self._session.prompt(message))
+            self._above.restart()
+            self._message = message
+            self._shown = message()
+            try:
+                return str(self._session.prompt(lambda: self._shown))
+            finally:
+                self._message = None
+                self._above.drain()  # what the prompt's last moment did not get to write
         self._echoed = ""
         return str(self._session.prompt(message()))
 
@@ -133,17 +147,161 @@ class ToolkitReader:
         return str(self._session.default_buffer.text)
 
     def refresh(self) -> None:
-        """Redraw the prompt (thread-safe; nothing when no prompt is shown)."""
+        """The game changed: the prompt's text follows it once what was printed before this
+        call is on the screen (thread-safe; nothing when no prompt is shown)."""
         if self.live:
-            self._session.app.invalidate()
+            self._above.post(self._follow)
+
+    def _follow(self) -> None:
+        # Runs where the prompt is taken down, after the lines printed before the refresh:
+        # the redraw that comes next shows the game as it is now.
+        message = self._message
+        if message is not None:
+            self._shown = message()
 
     def output(self) -> contextlib.AbstractContextManager[Any]:
         """In a live terminal, everything printed goes above the prompt."""
         if not self.live:
             return contextlib.nullcontext()
-        from prompt_toolkit.patch_stdout import patch_stdout
+        return self._above.installed()
 
-        return patch_stdout(raw=True)  # raw: the screen's colours pass
+
+class _Above:
+    """``sys.stdout`` and ``sys.stderr`` while a live prompt may be on the screen: each
+    whole line printed (from any thread) is written above the prompt, in the order
+    printed, and so is a change of the prompt's text (:meth:`ToolkitReader.refresh`), so
+    the prompt never names the next player before the line saying why is on the screen.
+
+    (prompt_toolkit's own ``patch_stdout`` writes from a thread of its own after a pause
+    of 0.2 s that gathers small writes; a redraw asked meanwhile showed the new prompt
+    first: issue 31.) Lines wait in a queue that the prompt's event loop empties with the
+    prompt taken down (``run_in_terminal``); with no prompt running they are written at
+    once, and what a prompt's loop did not get to before it ended is written as it
+    returns: nothing is lost."""
+
+    def __init__(self, session: Any) -> None:
+        self._session = session
+        self._lock = threading.RLock()
+        self._partial: list[str] = []
+        self._queue: deque[str | Callable[[], None]] = deque()
+        self._asked = False  # the prompt's loop has been asked to empty the queue
+        self._draining = threading.Lock()  # one thread writes the queue out at a time
+        self._original: Any = sys.stdout
+        self._context = contextvars.copy_context()
+
+    @contextlib.contextmanager
+    def installed(self) -> Iterator[None]:
+        """Be ``sys.stdout`` and ``sys.stderr`` for the block."""
+        stdout, stderr = sys.stdout, sys.stderr
+        self._original = stdout
+        sys.stdout = sys.stderr = self
+        try:
+            yield
+        finally:
+            sys.stdout, sys.stderr = stdout, stderr
+            self.flush()
+            self.drain()
+
+    # -- the file the table prints to
+    def write(self, data: str) -> int:
+        """Keep ``data``; each whole line goes to the queue."""
+        with self._lock:
+            if "\n" not in data:
+                self._partial.append(data)
+                return len(data)
+            before, after = data.rsplit("\n", 1)
+            self._queue.append("".join(self._partial) + before + "\n")
+            self._partial = [after] if after else []
+        self._kick()
+        return len(data)
+
+    def flush(self) -> None:
+        """The part of a line written so far goes to the queue too."""
+        with self._lock:
+            if not self._partial:
+                return
+            self._queue.append("".join(self._partial))
+            self._partial = []
+        self._kick()
+
+    def isatty(self) -> bool:
+        """As the terminal (the table's colours follow it)."""
+        return bool(self._original.isatty())
+
+    def fileno(self) -> int:
+        """The terminal's."""
+        return int(self._original.fileno())
+
+    @property
+    def encoding(self) -> str:
+        """The terminal's."""
+        return str(getattr(self._original, "encoding", "utf-8"))
+
+    # -- the queue
+    def post(self, item: Callable[[], None]) -> None:
+        """Run ``item`` above the prompt once the lines printed before it are written."""
+        with self._lock:
+            self._queue.append(item)
+        self._kick()
+
+    def _kick(self) -> None:
+        # The prompt's loop writes the queue out; with no prompt running, this thread.
+        app = self._session.app
+        loop = app.loop if app.is_running else None
+        if loop is not None:
+            try:
+                # In the reading thread's context: it names the running prompt, which
+                # run_in_terminal takes down (a printing thread's may name none).
+                loop.call_soon_threadsafe(self._ask_terminal, context=self._context)
+                return
+            except RuntimeError:  # the loop closed just now: no prompt any more
+                pass
+        self.drain()
+
+    def _ask_terminal(self) -> None:
+        # On the prompt's loop: take the prompt down once for whatever is queued.
+        if self._queue and not self._asked:
+            from prompt_toolkit.application import run_in_terminal
+
+            self._asked = True
+            run_in_terminal(self._in_terminal, in_executor=False)
+
+    def _in_terminal(self) -> None:
+        self._asked = False
+        self.drain(on_loop=True)
+
+    def restart(self) -> None:
+        """A new prompt (called in the thread that reads): no earlier loop's request is
+        pending."""
+        self._asked = False
+        self._context = contextvars.copy_context()
+
+    def drain(self, on_loop: bool = False) -> None:
+        """Write (and run) what is queued, in order, here and now — or leave it to the
+        thread doing so already. Nothing is held while an item runs: a prompt's text may
+        wait for the game's lock, whose holder may be printing. ``on_loop``: called with
+        the prompt taken down, on its loop (the prompt's output is this thread's to use);
+        else the lines go to the terminal's stream itself."""
+        while self._queue:
+            if not self._draining.acquire(blocking=False):
+                return  # its drainer takes what was queued meanwhile: the check below
+            try:
+                while self._queue:
+                    self._run(self._queue.popleft(), on_loop)
+            finally:
+                self._draining.release()
+
+    def _run(self, item: str | Callable[[], None], on_loop: bool) -> None:
+        if not isinstance(item, str):
+            item()
+        elif on_loop:
+            out = self._session.output
+            out.enable_autowrap()
+            out.write_raw(item)
+            out.flush()
+        else:
+            self._original.write(item)
+            self._original.flush()
 
 
 def terminal_reader(complete: Callable[[str], Iterable[str]]) -> Reader:
