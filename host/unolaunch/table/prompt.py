@@ -131,14 +131,14 @@ class ToolkitReader:
         """One line; in a live terminal the prompt's text is the game's as of the last
         :meth:`refresh` that reached the screen (see :class:`_Above`)."""
         if self.live:
-            self._above.restart()
+            self._above.begin()  # what was printed before is written first, here
             self._message = message
             self._shown = message()
             try:
-                return str(self._session.prompt(lambda: self._shown))
+                return str(self._session.prompt(lambda: self._shown, pre_run=self._above.kick))
             finally:
                 self._message = None
-                self._above.drain()  # what the prompt's last moment did not get to write
+                self._above.end()  # what the prompt's last moment did not get to write
         self._echoed = ""
         return str(self._session.prompt(message()))
 
@@ -153,10 +153,13 @@ class ToolkitReader:
             self._above.post(self._follow)
 
     def _follow(self) -> None:
-        # Runs where the prompt is taken down, after the lines printed before the refresh:
-        # the redraw that comes next shows the game as it is now.
+        # Runs on the prompt's loop with the prompt taken down, after the lines printed
+        # before the refresh: the redraw that comes next shows the game as it is now. Not
+        # once the line is entered: the text asked now is the version the line carries,
+        # and it must be the one the person saw (issue 34).
+        app = self._session.app
         message = self._message
-        if message is not None:
+        if message is not None and app.is_running and not app.is_done:
             self._shown = message()
 
     def output(self) -> contextlib.AbstractContextManager[Any]:
@@ -174,16 +177,19 @@ class _Above:
 
     (prompt_toolkit's own ``patch_stdout`` writes from a thread of its own after a pause
     of 0.2 s that gathers small writes; a redraw asked meanwhile showed the new prompt
-    first: issue 31.) Lines wait in a queue that the prompt's event loop empties with the
-    prompt taken down (``run_in_terminal``); with no prompt running they are written at
-    once, and what a prompt's loop did not get to before it ended is written as it
-    returns: nothing is lost."""
+    first: issue 31.) Lines wait in a queue. While a prompt is being read (from
+    :meth:`begin` to :meth:`end`, both in the reading thread) only the prompt's event loop
+    writes them, with the prompt taken down (``run_in_terminal``; asked by every line, and
+    once as the prompt starts); else the thread that printed writes them at once. What
+    the prompt's loop did not get to before it ended is written by :meth:`end`, and the
+    block of :meth:`installed` ends with everything written: nothing is lost."""
 
     def __init__(self, session: Any) -> None:
         self._session = session
-        self._lock = threading.RLock()
+        self._lock = threading.RLock()  # the queue, the partial line, _live
         self._partial: list[str] = []
         self._queue: deque[str | Callable[[], None]] = deque()
+        self._live = False  # a prompt is being read: only its loop writes
         self._asked = False  # the prompt's loop has been asked to empty the queue
         self._draining = threading.Lock()  # one thread writes the queue out at a time
         self._original: Any = sys.stdout
@@ -200,7 +206,7 @@ class _Above:
         finally:
             sys.stdout, sys.stderr = stdout, stderr
             self.flush()
-            self.drain()
+            self._drain(wait=True)  # a thread still writing the queue: its lines too
 
     # -- the file the table prints to
     def write(self, data: str) -> int:
@@ -212,8 +218,13 @@ class _Above:
             before, after = data.rsplit("\n", 1)
             self._queue.append("".join(self._partial) + before + "\n")
             self._partial = [after] if after else []
-        self._kick()
+        self.kick()
         return len(data)
+
+    def writelines(self, lines: Iterable[str]) -> None:
+        """Each of ``lines``, as :meth:`write`."""
+        for line in lines:
+            self.write(line)
 
     def flush(self) -> None:
         """The part of a line written so far goes to the queue too."""
@@ -222,7 +233,7 @@ class _Above:
                 return
             self._queue.append("".join(self._partial))
             self._partial = []
-        self._kick()
+        self.kick()
 
     def isatty(self) -> bool:
         """As the terminal (the table's colours follow it)."""
@@ -237,26 +248,37 @@ class _Above:
         """The terminal's."""
         return str(getattr(self._original, "encoding", "utf-8"))
 
+    @property
+    def errors(self) -> str:
+        """The terminal's."""
+        return str(getattr(self._original, "errors", "strict"))
+
     # -- the queue
     def post(self, item: Callable[[], None]) -> None:
-        """Run ``item`` above the prompt once the lines printed before it are written."""
+        """Run ``item`` on the prompt's loop, with the prompt taken down, once the lines
+        printed before it are written (dropped when no prompt runs: the next one asks
+        the game afresh)."""
         with self._lock:
             self._queue.append(item)
-        self._kick()
+        self.kick()
 
-    def _kick(self) -> None:
-        # The prompt's loop writes the queue out; with no prompt running, this thread.
+    def kick(self) -> None:
+        """Have the queue written: by the prompt's loop while a prompt is read, else now.
+        (Also the prompt's ``pre_run``: it starts on the loop, before its first draw.)"""
+        with self._lock:
+            live = self._live
+        if not live:
+            self._drain()
+            return
         app = self._session.app
-        loop = app.loop if app.is_running else None
-        if loop is not None:
-            try:
-                # In the reading thread's context: it names the running prompt, which
-                # run_in_terminal takes down (a printing thread's may name none).
+        loop = app.loop
+        if app.is_running and loop is not None:
+            # In the reading thread's context: it names the running prompt, which
+            # run_in_terminal takes down (a printing thread's may name none). A loop
+            # that closed just now raises: end() writes the queue.
+            with contextlib.suppress(RuntimeError):
                 loop.call_soon_threadsafe(self._ask_terminal, context=self._context)
-                return
-            except RuntimeError:  # the loop closed just now: no prompt any more
-                pass
-        self.drain()
+        # else the prompt is starting (its pre_run kicks) or ending (end() writes)
 
     def _ask_terminal(self) -> None:
         # On the prompt's loop: take the prompt down once for whatever is queued.
@@ -268,32 +290,54 @@ class _Above:
 
     def _in_terminal(self) -> None:
         self._asked = False
-        self.drain(on_loop=True)
+        self._drain(on_loop=True)
 
-    def restart(self) -> None:
-        """A new prompt (called in the thread that reads): no earlier loop's request is
-        pending."""
+    def begin(self) -> None:
+        """In the reading thread, before its prompt starts: what is queued is written
+        here (a thread writing it out is waited for), and from now on only the prompt's
+        loop writes."""
+        with self._lock:
+            self._live = True
         self._asked = False
         self._context = contextvars.copy_context()
+        self._drain(wait=True)
 
-    def drain(self, on_loop: bool = False) -> None:
-        """Write (and run) what is queued, in order, here and now — or leave it to the
-        thread doing so already. Nothing is held while an item runs: a prompt's text may
-        wait for the game's lock, whose holder may be printing. ``on_loop``: called with
-        the prompt taken down, on its loop (the prompt's output is this thread's to use);
-        else the lines go to the terminal's stream itself."""
-        while self._queue:
-            if not self._draining.acquire(blocking=False):
-                return  # its drainer takes what was queued meanwhile: the check below
+    def end(self) -> None:
+        """In the reading thread, once its prompt has returned: what the loop did not get
+        to is written here, and printing threads write their own lines again."""
+        with self._lock:
+            self._live = False
+        self._drain(wait=True)
+
+    def _drain(self, on_loop: bool = False, wait: bool = False) -> None:
+        """Write out the queue, in order. ``on_loop``: on the prompt's loop with the prompt
+        taken down (the prompt's output is this thread's; a refresh's item runs). ``wait``:
+        the reading thread with no prompt running (waits for a thread writing the queue,
+        then writes it all). Else a printing thread: it writes only while no prompt is
+        read, and leaves the queue to whoever is writing it already."""
+        mine = wait or on_loop
+        while mine or self._queue:  # mine: also a line being written by another thread
+            if not self._draining.acquire(blocking=mine):
+                return  # its writer takes what was queued meanwhile (it loops till empty)
             try:
-                while self._queue:
-                    self._run(self._queue.popleft(), on_loop)
+                while True:
+                    with self._lock:
+                        if not self._queue or (self._live and not mine):
+                            break
+                        item = self._queue.popleft()
+                    self._run(item, on_loop)
             finally:
                 self._draining.release()
+            if self._live and not mine:
+                self.kick()  # a prompt started while this thread wrote: its loop is asked
+                return
+            if not self._queue:
+                return
 
     def _run(self, item: str | Callable[[], None], on_loop: bool) -> None:
         if not isinstance(item, str):
-            item()
+            if on_loop:  # a refresh: only where a prompt is drawn again after it
+                item()
         elif on_loop:
             out = self._session.output
             out.enable_autowrap()
