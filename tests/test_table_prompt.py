@@ -164,14 +164,15 @@ class _Terminal(io.StringIO):
     """The terminal's own stream (lines written with no prompt running), slow to write:
     each write notes whether a prompt was running meanwhile."""
 
-    def __init__(self, screen: io.StringIO) -> None:
+    def __init__(self, screen: io.StringIO, write_s: float = 0.01) -> None:
         super().__init__()
         self.screen = screen
+        self.write_s = write_s
         self.app: Any = None
         self.during_prompt: list[str] = []
 
     def write(self, s: str) -> int:
-        time.sleep(0.01)
+        time.sleep(self.write_s)
         if self.app is not None and self.app.is_running:
             self.during_prompt.append(s)
         return self.screen.write(s)
@@ -286,3 +287,57 @@ def test_the_last_lines_are_written_when_the_table_ends(monkeypatch: pytest.Monk
             time.sleep(0.005)  # the daemon thread is in its write
             print("Game 7 is saved.")
         assert screen.getvalue().splitlines() == ["  · Bob played", "Game 7 is saved."]
+
+
+def test_a_prompt_that_fails_to_start_holds_no_line(
+    live: tuple[ToolkitReader, io.StringIO, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The prompt's text raises before the prompt starts (Ctrl-C while it waits for the
+    game's lock): the lines printed after are written at once, not held for a prompt that
+    never came. Found by review: they waited for the next prompt or the table's end."""
+    reader, screen, _keys = live
+    monkeypatch.setattr(sys, "stdout", screen)
+
+    def interrupted() -> str:
+        raise KeyboardInterrupt
+
+    with reader.output():
+        with pytest.raises(KeyboardInterrupt):
+            reader.read(interrupted)
+        thread = threading.Thread(target=lambda: print("launcher: Bob pressed, 2 cards"))
+        thread.start()
+        thread.join()
+        assert screen.getvalue().endswith("launcher: Bob pressed, 2 cards\n")
+
+
+def test_the_last_lines_keep_their_order_when_the_table_ends(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """As the table's output closes, one daemon thread is writing a line (slowly), the
+    table's own last line waits behind it, and another thread prints just then: the
+    three lines are written whole, in the order printed. Found by review: the third went
+    straight to the terminal, ahead of the second and into it."""
+    monkeypatch.setenv("TERM", "xterm-256color")
+    screen = io.StringIO()
+    monkeypatch.setattr(sys, "stdout", _Terminal(screen, write_s=0.05))
+    third = threading.Event()
+
+    def later() -> None:
+        third.wait()
+        time.sleep(0.01)
+        print("3 launcher: reconnected")
+
+    late = threading.Thread(target=later, daemon=True)
+    late.start()
+    with _reader(io.StringIO()) as (reader, _keys):
+        with reader.output():
+            threading.Thread(target=lambda: print("1 · Bob played"), daemon=True).start()
+            time.sleep(0.005)  # the daemon thread is in its write
+            print("2 Game 7 is saved.")
+            third.set()
+        late.join()
+    assert screen.getvalue().splitlines() == [
+        "1 · Bob played",
+        "2 Game 7 is saved.",
+        "3 launcher: reconnected",
+    ]

@@ -131,10 +131,10 @@ class ToolkitReader:
         """One line; in a live terminal the prompt's text is the game's as of the last
         :meth:`refresh` that reached the screen (see :class:`_Above`)."""
         if self.live:
-            self._above.begin()  # what was printed before is written first, here
-            self._message = message
-            self._shown = message()
             try:
+                self._above.begin()  # what was printed before is written first, here
+                self._message = message
+                self._shown = message()
                 return str(self._session.prompt(lambda: self._shown, pre_run=self._above.kick))
             finally:
                 self._message = None
@@ -204,9 +204,11 @@ class _Above:
         try:
             yield
         finally:
-            sys.stdout, sys.stderr = stdout, stderr
             self.flush()
             self._drain(wait=True)  # a thread still writing the queue: its lines too
+            sys.stdout, sys.stderr = stdout, stderr
+            self.flush()  # what a thread printed meanwhile, after the rest
+            self._drain(wait=True)
 
     # -- the file the table prints to
     def write(self, data: str) -> int:
